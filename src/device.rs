@@ -1,0 +1,249 @@
+//! Devices and operators: the safe Rust interface that the C API wraps.
+
+use std::sync::Arc;
+
+use crate::dml::{DML_FEATURE_LEVEL, DML_TENSOR_DATA_TYPE};
+use crate::error::{invalid, Error, Result};
+use crate::level;
+use crate::op::{Config, Input, OperatorDesc, Plan, Workers};
+use crate::tensor::DataType;
+
+/// `dmls_device_desc.flags` bit: allow the extensions beyond DirectML (64-bit NONZERO_COORDINATES
+/// inputs, counts and coordinates).
+pub const DMLS_DEVICE_FLAG_EXTENSIONS: u32 = 0x1;
+
+/// The most worker threads a device may ask for.
+pub const DMLS_MAX_THREAD_COUNT: u32 = 1024;
+
+/// How a device is created.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeviceOptions {
+    /// The DirectML feature level to emulate; `DML_FEATURE_LEVEL(0)` means the newest (6_4).
+    pub feature_level: DML_FEATURE_LEVEL,
+    /// Worker threads: 0 shares rayon's process-wide pool (one thread per logical core); 1 runs
+    /// everything on the calling thread; more creates a pool of that many for this device.
+    pub thread_count: u32,
+    /// `DMLS_DEVICE_FLAG_*` bits; 0 is strict DirectML behaviour.
+    pub flags: u32,
+}
+
+enum Pool {
+    Global,
+    Serial,
+    Own(rayon::ThreadPool),
+}
+
+struct DeviceInner {
+    config: Config,
+    pool: Pool,
+}
+
+/// A device: a feature level to validate against and threads to run on. Cheap to clone (the
+/// clones share one device); operators keep their device alive.
+///
+/// ```
+/// use directml_subset::{Device, DeviceOptions, OperatorDesc, TensorDesc, DataType, Input};
+///
+/// let device = Device::new(&DeviceOptions::default())?;
+/// let op = device.create_operator(&OperatorDesc::NonZeroCoordinates {
+///     input: TensorDesc::new(DataType::Float32, &[2, 4]),
+///     output_count: TensorDesc::new(DataType::UInt32, &[1]),
+///     output_coordinates: TensorDesc::new(DataType::UInt32, &[8, 2]),
+/// })?;
+/// let input: [f32; 8] = [1.0, 0.0, 0.0, 2.0, -0.0, 3.5, 0.0, -5.2];
+/// let mut count = [0u32; 1];
+/// let mut coords = [0u32; 16];
+/// op.execute(
+///     &[Input::Bytes(bytemuck::cast_slice(&input))],
+///     &mut [bytemuck::cast_slice_mut(&mut count), bytemuck::cast_slice_mut(&mut coords)],
+/// )?;
+/// assert_eq!(count[0], 4);
+/// assert_eq!(&coords[..8], &[0, 0, 0, 3, 1, 1, 1, 3]);
+/// # Ok::<(), directml_subset::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Device {
+    inner: Arc<DeviceInner>,
+}
+
+impl core::fmt::Debug for Device {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Device")
+            .field("feature_level", &level::name(self.inner.config.level))
+            .field("extensions", &self.inner.config.extensions)
+            .field("threads", &self.threads())
+            .finish()
+    }
+}
+
+impl Device {
+    /// Creates a device. Unknown feature levels and flags are `InvalidArg`; a well-formed level
+    /// above 6_4 is `Unsupported`.
+    pub fn new(options: &DeviceOptions) -> Result<Device> {
+        let level = level::resolve(options.feature_level)?;
+        if options.flags & !DMLS_DEVICE_FLAG_EXTENSIONS != 0 {
+            return invalid!(
+                "dmls_device_create: flags is {:#x}; the only flag is DMLS_DEVICE_FLAG_EXTENSIONS (0x1)",
+                options.flags
+            );
+        }
+        if options.thread_count > DMLS_MAX_THREAD_COUNT {
+            return invalid!(
+                "dmls_device_create: thread_count is {}, at most {DMLS_MAX_THREAD_COUNT}",
+                options.thread_count
+            );
+        }
+        let pool = match options.thread_count {
+            0 => Pool::Global,
+            1 => Pool::Serial,
+            n => Pool::Own(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(n as usize)
+                    .thread_name(|i| format!("directml_subset-{i}"))
+                    .build()
+                    .map_err(|e| {
+                        Error::OutOfMemory(format!(
+                            "dmls_device_create: could not start {n} worker threads: {e}"
+                        ))
+                    })?,
+            ),
+        };
+        Ok(Device {
+            inner: Arc::new(DeviceInner {
+                config: Config {
+                    level,
+                    extensions: options.flags & DMLS_DEVICE_FLAG_EXTENSIONS != 0,
+                },
+                pool,
+            }),
+        })
+    }
+
+    /// The feature level this device emulates.
+    pub fn feature_level(&self) -> DML_FEATURE_LEVEL {
+        self.inner.config.level
+    }
+
+    /// True when the device was created with `DMLS_DEVICE_FLAG_EXTENSIONS`.
+    pub fn extensions(&self) -> bool {
+        self.inner.config.extensions
+    }
+
+    /// The number of threads an execution may use.
+    pub fn threads(&self) -> usize {
+        match &self.inner.pool {
+            Pool::Global => rayon::current_num_threads(),
+            Pool::Serial => 1,
+            Pool::Own(p) => p.current_num_threads(),
+        }
+    }
+
+    /// `DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT`: true for the 11 types of 8 to 64 bits.
+    pub fn is_data_type_supported(&self, data_type: DML_TENSOR_DATA_TYPE) -> bool {
+        DataType::from_raw(data_type).is_some()
+    }
+
+    /// `DML_FEATURE_FEATURE_LEVELS`: the highest requested level not above the device's.
+    pub fn max_supported_feature_level(
+        &self,
+        requested: &[DML_FEATURE_LEVEL],
+    ) -> Result<DML_FEATURE_LEVEL> {
+        const WHERE: &str = "dmls_device_check_feature_support(DML_FEATURE_FEATURE_LEVELS)";
+        if requested.is_empty() {
+            return invalid!("{WHERE}: RequestedFeatureLevelCount is 0, must be at least 1");
+        }
+        if let Some((i, bad)) = requested
+            .iter()
+            .enumerate()
+            .find(|(_, l)| !level::is_known(**l))
+        {
+            return invalid!(
+                "{WHERE}: RequestedFeatureLevels[{i}] is {:#x}, not a DML_FEATURE_LEVEL value",
+                bad.0
+            );
+        }
+        requested
+            .iter()
+            .copied()
+            .filter(|&l| l <= self.inner.config.level)
+            .max()
+            .ok_or_else(|| {
+                Error::Unsupported(format!(
+                    "{WHERE}: none of the requested levels is at or below this device's \
+                     DML_FEATURE_LEVEL_{}",
+                    level::name(self.inner.config.level)
+                ))
+            })
+    }
+
+    /// Validates `desc` against this device's feature level and copies what the operator needs.
+    pub fn create_operator(&self, desc: &OperatorDesc) -> Result<Operator> {
+        let plan = Plan::new(&self.inner.config, desc)?;
+        Ok(Operator {
+            device: Arc::clone(&self.inner),
+            plan,
+        })
+    }
+}
+
+/// A validated, immutable operator. `execute` may run from many threads at once.
+pub struct Operator {
+    device: Arc<DeviceInner>,
+    plan: Plan,
+}
+
+impl core::fmt::Debug for Operator {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Operator")
+            .field("type", &self.plan.name())
+            .finish()
+    }
+}
+
+impl Operator {
+    /// DirectML's name of the operator type, e.g. `NONZERO_COORDINATES`.
+    pub fn name(&self) -> &'static str {
+        self.plan.name()
+    }
+
+    /// The bytes each input slot must be bound to (`None` for an optional input the desc left
+    /// out), in DirectML's order.
+    pub fn input_sizes(&self) -> Vec<Option<u64>> {
+        self.plan
+            .inputs()
+            .iter()
+            .map(|s| s.map(|l| l.total_bytes))
+            .collect()
+    }
+
+    /// The bytes each output slot must be bound to, in DirectML's order.
+    pub fn output_sizes(&self) -> Vec<u64> {
+        self.plan.outputs().iter().map(|l| l.total_bytes).collect()
+    }
+
+    /// Runs the operator. `inputs` and `outputs` hold one entry per slot, in DirectML's order
+    /// (see the C API's binding table). Each slice holds at least the tensor's
+    /// `TotalTensorSizeInBytes` and starts aligned to the element size. Only output elements
+    /// are written, and nothing is written when an error is returned.
+    pub fn execute(&self, inputs: &[Input<'_>], outputs: &mut [&mut [u8]]) -> Result<()> {
+        let workers = match &self.device.pool {
+            Pool::Global => Workers {
+                threads: rayon::current_num_threads(),
+                pool: None,
+            },
+            Pool::Serial => Workers {
+                threads: 1,
+                pool: None,
+            },
+            Pool::Own(p) => Workers {
+                threads: p.current_num_threads(),
+                pool: Some(p),
+            },
+        };
+        self.plan.execute(inputs, outputs, workers)
+    }
+
+    pub(crate) fn plan(&self) -> &Plan {
+        &self.plan
+    }
+}

@@ -1,0 +1,67 @@
+//! The library's one error type and its mapping to HRESULTs.
+
+use crate::dml::{
+    DXGI_ERROR_UNSUPPORTED, E_FAIL, E_INVALIDARG, E_NOTIMPL, E_OUTOFMEMORY, E_POINTER, HRESULT,
+};
+
+/// Why a call failed. Each variant carries the full message: the operator, the tensor, the rule
+/// broken and the values found.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// A desc, binding or argument breaks a rule (`E_INVALIDARG`).
+    #[error("{0}")]
+    InvalidArg(String),
+    /// A required pointer is NULL (`E_POINTER`).
+    #[error("{0}")]
+    NullPointer(String),
+    /// A real DirectML operator type this subset does not implement (`E_NOTIMPL`).
+    #[error("{0}")]
+    NotImplemented(String),
+    /// An unknown feature query or a feature level this library cannot emulate
+    /// (`DXGI_ERROR_UNSUPPORTED`).
+    #[error("{0}")]
+    Unsupported(String),
+    /// An allocation failed (`E_OUTOFMEMORY`).
+    #[error("{0}")]
+    OutOfMemory(String),
+    /// An internal fault, such as a caught panic (`E_FAIL`).
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl Error {
+    /// The HRESULT the C API returns for this error.
+    pub fn hresult(&self) -> HRESULT {
+        match self {
+            Error::InvalidArg(_) => E_INVALIDARG,
+            Error::NullPointer(_) => E_POINTER,
+            Error::NotImplemented(_) => E_NOTIMPL,
+            Error::Unsupported(_) => DXGI_ERROR_UNSUPPORTED,
+            Error::OutOfMemory(_) => E_OUTOFMEMORY,
+            Error::Internal(_) => E_FAIL,
+        }
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        match self {
+            Error::InvalidArg(m)
+            | Error::NullPointer(m)
+            | Error::NotImplemented(m)
+            | Error::Unsupported(m)
+            | Error::OutOfMemory(m)
+            | Error::Internal(m) => m,
+        }
+    }
+}
+
+/// The library's result type.
+pub type Result<T> = core::result::Result<T, Error>;
+
+/// `Err(Error::InvalidArg(format!(...)))`.
+macro_rules! invalid {
+    ($($arg:tt)*) => {
+        Err($crate::error::Error::InvalidArg(format!($($arg)*)))
+    };
+}
+pub(crate) use invalid;

@@ -1,0 +1,355 @@
+//! Operators: descs as Rust values, validation into plans, and execution on byte slices.
+
+use core::marker::PhantomData;
+
+use crate::dml::{DML_FEATURE_LEVEL, DML_TENSOR_DATA_TYPE};
+use crate::error::{invalid, Result};
+use crate::tensor::{Layout, TensorDesc};
+
+pub(crate) mod diagonal;
+pub(crate) mod nonzero;
+
+/// An operator desc as a Rust value: what `DML_OPERATOR_DESC` points to, with its tensor descs
+/// owned.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OperatorDesc {
+    /// `DML_NONZERO_COORDINATES_OPERATOR_DESC`.
+    NonZeroCoordinates {
+        /// InputTensor.
+        input: TensorDesc,
+        /// OutputCountTensor.
+        output_count: TensorDesc,
+        /// OutputCoordinatesTensor.
+        output_coordinates: TensorDesc,
+    },
+    /// `DML_DIAGONAL_MATRIX1_OPERATOR_DESC`.
+    DiagonalMatrix1 {
+        /// InputTensor (optional).
+        input: Option<TensorDesc>,
+        /// OutputTensor.
+        output: TensorDesc,
+        /// ValueDataType.
+        value_data_type: DML_TENSOR_DATA_TYPE,
+        /// Value: the bytes of the `DML_SCALAR_UNION`.
+        value: [u8; 8],
+        /// DiagonalFillBegin.
+        diagonal_fill_begin: i32,
+        /// DiagonalFillEnd.
+        diagonal_fill_end: i32,
+    },
+    /// `DML_DIAGONAL_MATRIX_OPERATOR_DESC`.
+    DiagonalMatrix {
+        /// OutputTensor.
+        output: TensorDesc,
+        /// Offset.
+        offset: i32,
+        /// Value.
+        value: f32,
+    },
+}
+
+/// What an operator is validated against.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Config {
+    pub level: DML_FEATURE_LEVEL,
+    pub extensions: bool,
+}
+
+/// A validated operator.
+#[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)] // one per operator, never moved in a hot path
+pub(crate) enum Plan {
+    NonZero(nonzero::NonZeroPlan),
+    Diagonal(diagonal::DiagonalPlan),
+}
+
+/// The threads an execution may use. Kernels call [`Workers::run`] only on their parallel path,
+/// so small operators never wake a pool.
+#[derive(Clone, Copy)]
+pub(crate) struct Workers<'a> {
+    pub threads: usize,
+    pub pool: Option<&'a rayon::ThreadPool>,
+}
+
+impl Workers<'_> {
+    /// Runs `f` where rayon's parallel iterators use this device's threads.
+    pub fn run<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+        match self.pool {
+            Some(pool) => pool.install(f),
+            None => f(),
+        }
+    }
+}
+
+/// One input binding, as the safe core sees it.
+#[derive(Clone, Copy, Debug)]
+pub enum Input<'a> {
+    /// Nothing bound (`DML_BINDING_TYPE_NONE`).
+    None,
+    /// The tensor's bytes.
+    Bytes(&'a [u8]),
+    /// DIAGONAL_MATRIX1 only: the input is the output's own memory, with the same layout.
+    InPlace,
+}
+
+impl Plan {
+    pub fn new(cfg: &Config, desc: &OperatorDesc) -> Result<Plan> {
+        match desc {
+            OperatorDesc::NonZeroCoordinates {
+                input,
+                output_count,
+                output_coordinates,
+            } => nonzero::plan(cfg, input, output_count, output_coordinates).map(Plan::NonZero),
+            OperatorDesc::DiagonalMatrix1 {
+                input,
+                output,
+                value_data_type,
+                value,
+                diagonal_fill_begin,
+                diagonal_fill_end,
+            } => diagonal::plan1(
+                cfg,
+                input.as_ref(),
+                output,
+                *value_data_type,
+                *value,
+                *diagonal_fill_begin,
+                *diagonal_fill_end,
+            )
+            .map(Plan::Diagonal),
+            OperatorDesc::DiagonalMatrix {
+                output,
+                offset,
+                value,
+            } => diagonal::plan0(cfg, output, *offset, *value).map(Plan::Diagonal),
+        }
+    }
+
+    /// DirectML's name of the operator, for messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Plan::NonZero(_) => "NONZERO_COORDINATES",
+            Plan::Diagonal(p) => p.name,
+        }
+    }
+
+    /// The input slots: each tensor's layout, `None` for an optional tensor left out.
+    pub fn inputs(&self) -> &[Option<Layout>] {
+        match self {
+            Plan::NonZero(p) => core::slice::from_ref(&p.input_slot),
+            Plan::Diagonal(p) => p.input_slots(),
+        }
+    }
+
+    /// The names of the input slots.
+    pub fn input_names(&self) -> &'static [&'static str] {
+        match self {
+            Plan::NonZero(_) => &["InputTensor"],
+            Plan::Diagonal(p) if p.name == "DIAGONAL_MATRIX" => &[],
+            Plan::Diagonal(_) => &["InputTensor"],
+        }
+    }
+
+    /// The output slots' layouts.
+    pub fn outputs(&self) -> &[Layout] {
+        match self {
+            Plan::NonZero(p) => &p.outputs,
+            Plan::Diagonal(p) => core::slice::from_ref(&p.output),
+        }
+    }
+
+    /// The names of the output slots.
+    pub fn output_names(&self) -> &'static [&'static str] {
+        match self {
+            Plan::NonZero(_) => &["OutputCountTensor", "OutputCoordinatesTensor"],
+            Plan::Diagonal(_) => &["OutputTensor"],
+        }
+    }
+
+    /// Checks the bindings and runs the operator. Nothing is written unless every check passes.
+    pub fn execute(
+        &self,
+        inputs: &[Input<'_>],
+        outputs: &mut [&mut [u8]],
+        workers: Workers<'_>,
+    ) -> Result<()> {
+        let op = self.name();
+        let (in_slots, in_names) = (self.inputs(), self.input_names());
+        let (out_slots, out_names) = (self.outputs(), self.output_names());
+        if inputs.len() != in_slots.len() {
+            return invalid!(
+                "{op}: {} inputs bound, the operator has {} ({})",
+                inputs.len(),
+                in_slots.len(),
+                in_names.join(", ")
+            );
+        }
+        if outputs.len() != out_slots.len() {
+            return invalid!(
+                "{op}: {} outputs bound, the operator has {} ({})",
+                outputs.len(),
+                out_slots.len(),
+                out_names.join(", ")
+            );
+        }
+        for (i, (input, slot)) in inputs.iter().zip(in_slots).enumerate() {
+            let name = in_names[i];
+            match (input, slot) {
+                (Input::None, None) => {}
+                (Input::None, Some(_)) => {
+                    return invalid!(
+                    "{op}: {name} (input {i}) is bound with DML_BINDING_TYPE_NONE, but the desc \
+                         gives the tensor; bind a buffer"
+                )
+                }
+                (_, None) => {
+                    return invalid!(
+                        "{op}: {name} (input {i}) is bound, but the desc's {name} is NULL; bind it \
+                         with DML_BINDING_TYPE_NONE"
+                    )
+                }
+                (Input::Bytes(b), Some(l)) => check_slice(op, name, b, l)?,
+                (Input::InPlace, Some(l)) => {
+                    let Plan::Diagonal(p) = self else {
+                        return invalid!("{op}: {name} cannot share memory with an output");
+                    };
+                    if *l != p.output {
+                        return invalid!(
+                            "{op}: {name} and OutputTensor share memory but differ in layout \
+                             (in place needs the same data type, sizes and strides)"
+                        );
+                    }
+                }
+            }
+        }
+        for (i, (out, l)) in outputs.iter().zip(out_slots).enumerate() {
+            check_slice(op, out_names[i], out, l)?;
+        }
+        match self {
+            Plan::NonZero(p) => {
+                let Input::Bytes(input) = inputs[0] else {
+                    return invalid!("{op}: InputTensor must be a buffer");
+                };
+                let [count, coords] = outputs else {
+                    return invalid!("{op}: two outputs expected");
+                };
+                nonzero::execute(p, input, count, coords, workers)
+            }
+            Plan::Diagonal(p) => {
+                let input = inputs.first().copied().unwrap_or(Input::None);
+                diagonal::execute(p, input, &mut outputs[0][..], workers)
+            }
+        }
+    }
+}
+
+fn check_slice(op: &str, name: &str, bytes: &[u8], l: &Layout) -> Result<()> {
+    if (bytes.len() as u64) < l.total_bytes {
+        return invalid!(
+            "{op}: {name} is bound to {} bytes, less than its TotalTensorSizeInBytes {}",
+            bytes.len(),
+            l.total_bytes
+        );
+    }
+    let align = (l.alignment as usize).max(l.dtype.size());
+    let addr = bytes.as_ptr() as usize;
+    if addr % align != 0 {
+        return invalid!(
+            "{op}: {name} starts at address {addr:#x}, which is not aligned to {align} bytes (the \
+             element size{})",
+            if l.alignment != 0 {
+                " and GuaranteedBaseOffsetAlignment"
+            } else {
+                ""
+            }
+        );
+    }
+    Ok(())
+}
+
+/// Element words: the unsigned integer of each element width. Kernels move bits, never values.
+pub(crate) trait Word: Copy + Send + Sync + PartialEq + bytemuck::Pod + 'static {
+    const ZERO: Self;
+    const SIZE: usize;
+    fn and(self, other: Self) -> Self;
+    /// Reads a value from the first `SIZE` bytes (native endian).
+    fn from_bytes(b: &[u8; 8]) -> Self;
+    /// Bit i set when `block[i] & mask != 0`.
+    #[inline(always)]
+    fn mask64(block: &[Self; 64], mask: Self) -> u64 {
+        let mut flags = [0u8; 64];
+        for (f, &x) in flags.iter_mut().zip(block.iter()) {
+            *f = u8::from(x.and(mask) != Self::ZERO);
+        }
+        let mut m = 0u64;
+        for (j, eight) in flags.chunks_exact(8).enumerate() {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(eight);
+            // Each byte is 0 or 1; the multiply gathers byte i's low bit into bit 56 + i with
+            // no carries (all partial products land on distinct bits).
+            let packed = u64::from_le_bytes(b).wrapping_mul(0x0102_0408_1020_4080) >> 56;
+            m |= packed << (8 * j);
+        }
+        m
+    }
+}
+
+macro_rules! word {
+    ($t:ty) => {
+        impl Word for $t {
+            const ZERO: Self = 0;
+            const SIZE: usize = core::mem::size_of::<$t>();
+            #[inline(always)]
+            fn and(self, other: Self) -> Self {
+                self & other
+            }
+            #[inline(always)]
+            fn from_bytes(b: &[u8; 8]) -> Self {
+                let mut a = [0u8; core::mem::size_of::<$t>()];
+                a.copy_from_slice(&b[..core::mem::size_of::<$t>()]);
+                <$t>::from_ne_bytes(a)
+            }
+        }
+    };
+}
+word!(u8);
+word!(u16);
+word!(u32);
+word!(u64);
+
+/// A view of an output slice that several threads may write at once, each at indices no other
+/// thread writes. Every write is bounds-checked.
+pub(crate) struct OutView<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: an OutView only hands out writes through `write`, an unsafe fn whose contract is that
+// no two threads write the same index concurrently; the borrow it holds is exclusive, so no
+// reader outside the view exists while it lives.
+unsafe impl<T: Send> Sync for OutView<'_, T> {}
+// SAFETY: as above; moving the view moves the exclusive borrow.
+unsafe impl<T: Send> Send for OutView<'_, T> {}
+
+impl<'a, T: Copy> OutView<'a, T> {
+    pub fn new(slice: &'a mut [T]) -> Self {
+        OutView {
+            ptr: slice.as_mut_ptr(),
+            len: slice.len(),
+            _borrow: PhantomData,
+        }
+    }
+
+    /// Writes `v` at index `i` (panics when out of bounds).
+    ///
+    /// # Safety
+    /// No other thread may read or write index `i` during this call.
+    #[inline(always)]
+    pub unsafe fn write(&self, i: usize, v: T) {
+        assert!(i < self.len, "output index {i} out of bounds {}", self.len);
+        // SAFETY: `i` is in bounds of the exclusively borrowed slice, and the caller guarantees
+        // no concurrent access to this element.
+        unsafe { self.ptr.add(i).write(v) }
+    }
+}

@@ -1,0 +1,448 @@
+//! Tensor descs (owned, as a caller gave them) and validated tensor layouts.
+
+use crate::dml::{
+    DML_TENSOR_DATA_TYPE, DML_TENSOR_FLAGS, DML_TENSOR_FLAG_NONE, DML_TENSOR_FLAG_OWNED_BY_DML,
+};
+use crate::error::{invalid, Result};
+
+/// The most dimensions any tensor may have.
+pub(crate) const MAX_DIMS: usize = 8;
+
+/// The element types this library supports (DirectML's 11 types of 8 to 64 bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DataType {
+    /// IEEE binary32.
+    Float32,
+    /// IEEE binary16.
+    Float16,
+    /// `uint32_t`.
+    UInt32,
+    /// `uint16_t`.
+    UInt16,
+    /// `uint8_t`.
+    UInt8,
+    /// `int32_t`.
+    Int32,
+    /// `int16_t`.
+    Int16,
+    /// `int8_t`.
+    Int8,
+    /// IEEE binary64.
+    Float64,
+    /// `uint64_t`.
+    UInt64,
+    /// `int64_t`.
+    Int64,
+}
+
+impl DataType {
+    /// All supported types, in DirectML's numeric order.
+    pub const ALL: [DataType; 11] = [
+        DataType::Float32,
+        DataType::Float16,
+        DataType::UInt32,
+        DataType::UInt16,
+        DataType::UInt8,
+        DataType::Int32,
+        DataType::Int16,
+        DataType::Int8,
+        DataType::Float64,
+        DataType::UInt64,
+        DataType::Int64,
+    ];
+
+    /// The supported type with this DirectML value, if any.
+    pub fn from_raw(raw: DML_TENSOR_DATA_TYPE) -> Option<DataType> {
+        match raw.0 {
+            1..=11 => Some(Self::ALL[raw.0 as usize - 1]),
+            _ => None,
+        }
+    }
+
+    /// DirectML's value for this type.
+    pub fn raw(self) -> DML_TENSOR_DATA_TYPE {
+        DML_TENSOR_DATA_TYPE(Self::ALL.iter().position(|&t| t == self).unwrap_or(0) as u32 + 1)
+    }
+
+    /// The element size in bytes.
+    pub fn size(self) -> usize {
+        match self {
+            DataType::UInt8 | DataType::Int8 => 1,
+            DataType::Float16 | DataType::UInt16 | DataType::Int16 => 2,
+            DataType::Float32 | DataType::UInt32 | DataType::Int32 => 4,
+            DataType::Float64 | DataType::UInt64 | DataType::Int64 => 8,
+        }
+    }
+
+    /// True for FLOAT16, FLOAT32 and FLOAT64.
+    pub fn is_float(self) -> bool {
+        matches!(
+            self,
+            DataType::Float16 | DataType::Float32 | DataType::Float64
+        )
+    }
+
+    /// DirectML's name without the `DML_TENSOR_DATA_TYPE_` prefix.
+    pub fn name(self) -> &'static str {
+        match self {
+            DataType::Float32 => "FLOAT32",
+            DataType::Float16 => "FLOAT16",
+            DataType::UInt32 => "UINT32",
+            DataType::UInt16 => "UINT16",
+            DataType::UInt8 => "UINT8",
+            DataType::Int32 => "INT32",
+            DataType::Int16 => "INT16",
+            DataType::Int8 => "INT8",
+            DataType::Float64 => "FLOAT64",
+            DataType::UInt64 => "UINT64",
+            DataType::Int64 => "INT64",
+        }
+    }
+}
+
+impl From<DataType> for DML_TENSOR_DATA_TYPE {
+    fn from(t: DataType) -> Self {
+        t.raw()
+    }
+}
+
+/// A name for a raw data-type value, for messages: `FLOAT32 (1)`, `UINT4 (12)`, `99`.
+pub(crate) fn raw_type_name(raw: DML_TENSOR_DATA_TYPE) -> String {
+    match DataType::from_raw(raw) {
+        Some(t) => format!("{} ({})", t.name(), raw.0),
+        None => match raw.0 {
+            0 => "UNKNOWN (0)".to_string(),
+            12 => "UINT4 (12)".to_string(),
+            13 => "INT4 (13)".to_string(),
+            v => format!("{v}"),
+        },
+    }
+}
+
+/// DirectMLX's `DMLCalcBufferTensorSize`, computed in 64 bits with overflow checks: the bytes a
+/// tensor of this type, sizes and (optional) strides spans, rounded up to a multiple of 4.
+/// `None` when the computation overflows 64 bits.
+pub fn calc_buffer_tensor_size(
+    data_type: DataType,
+    sizes: &[u32],
+    strides: Option<&[u32]>,
+) -> Option<u64> {
+    calc_size_bits(data_type.raw(), sizes, strides)
+}
+
+/// [`calc_buffer_tensor_size`] for any raw type, including the 4-bit ones (half a byte per
+/// element). `None` for an unknown type or on overflow.
+pub(crate) fn calc_size_bits(
+    data_type: DML_TENSOR_DATA_TYPE,
+    sizes: &[u32],
+    strides: Option<&[u32]>,
+) -> Option<u64> {
+    let bits: u64 = match data_type.0 {
+        12 | 13 => 4,
+        _ => DataType::from_raw(data_type)?.size() as u64 * 8,
+    };
+    let elements: u64 = match strides {
+        None => sizes
+            .iter()
+            .try_fold(1u64, |acc, &s| acc.checked_mul(u64::from(s)))?,
+        Some(strides) => {
+            if sizes.contains(&0) {
+                0
+            } else {
+                let mut last = 0u64;
+                for (&s, &st) in sizes.iter().zip(strides) {
+                    last = last.checked_add(u64::from(s - 1).checked_mul(u64::from(st))?)?;
+                }
+                last.checked_add(1)?
+            }
+        }
+    };
+    let bytes = elements.checked_mul(bits)?.checked_add(7)? / 8;
+    bytes.checked_add(3).map(|b| b & !3)
+}
+
+/// A buffer tensor desc as the caller gave it, owned. Built from a C `DML_BUFFER_TENSOR_DESC` by
+/// the C layer, or directly by Rust callers with [`TensorDesc::new`]. Nothing is validated until
+/// an operator is created from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TensorDesc {
+    /// The element type (any value; validated at operator creation).
+    pub data_type: DML_TENSOR_DATA_TYPE,
+    /// `DML_TENSOR_FLAGS` bits (must be 0).
+    pub flags: DML_TENSOR_FLAGS,
+    /// The dimension count the caller gave (may exceed 8; then only the first 8 sizes are kept
+    /// and validation rejects the desc).
+    pub dimension_count: u32,
+    sizes: [u32; MAX_DIMS],
+    strides: [u32; MAX_DIMS],
+    has_strides: bool,
+    /// `TotalTensorSizeInBytes`.
+    pub total_size: u64,
+    /// `GuaranteedBaseOffsetAlignment` (0 = none).
+    pub guaranteed_base_offset_alignment: u32,
+}
+
+impl TensorDesc {
+    /// A packed tensor of this type and sizes, with `TotalTensorSizeInBytes` computed as DirectMLX
+    /// does (0 when it overflows, which validation then rejects).
+    pub fn new(data_type: impl Into<DML_TENSOR_DATA_TYPE>, sizes: &[u32]) -> TensorDesc {
+        let mut desc = TensorDesc::raw(data_type.into(), sizes, None, 0);
+        desc.total_size = desc.implied_size();
+        desc
+    }
+
+    /// A tensor with explicit strides (in elements; 0 broadcasts) and a computed total size.
+    pub fn with_strides(
+        data_type: impl Into<DML_TENSOR_DATA_TYPE>,
+        sizes: &[u32],
+        strides: &[u32],
+    ) -> TensorDesc {
+        let mut desc = TensorDesc::raw(data_type.into(), sizes, Some(strides), 0);
+        desc.total_size = desc.implied_size();
+        desc
+    }
+
+    /// Every field as given. `strides`, when given, must be as long as `sizes` (extra entries
+    /// are ignored; missing ones count as 0).
+    pub fn raw(
+        data_type: DML_TENSOR_DATA_TYPE,
+        sizes: &[u32],
+        strides: Option<&[u32]>,
+        total_size: u64,
+    ) -> TensorDesc {
+        let mut s = [0u32; MAX_DIMS];
+        let n = sizes.len().min(MAX_DIMS);
+        s[..n].copy_from_slice(&sizes[..n]);
+        let mut st = [0u32; MAX_DIMS];
+        if let Some(strides) = strides {
+            let m = strides.len().min(n);
+            st[..m].copy_from_slice(&strides[..m]);
+        }
+        TensorDesc {
+            data_type,
+            flags: DML_TENSOR_FLAG_NONE,
+            dimension_count: u32::try_from(sizes.len()).unwrap_or(u32::MAX),
+            sizes: s,
+            strides: st,
+            has_strides: strides.is_some(),
+            total_size,
+            guaranteed_base_offset_alignment: 0,
+        }
+    }
+
+    /// Sets `TotalTensorSizeInBytes`.
+    pub fn total_size(mut self, bytes: u64) -> TensorDesc {
+        self.total_size = bytes;
+        self
+    }
+
+    /// Sets `GuaranteedBaseOffsetAlignment`.
+    pub fn alignment(mut self, alignment: u32) -> TensorDesc {
+        self.guaranteed_base_offset_alignment = alignment;
+        self
+    }
+
+    /// The sizes kept (at most 8).
+    pub fn sizes(&self) -> &[u32] {
+        &self.sizes[..(self.dimension_count as usize).min(MAX_DIMS)]
+    }
+
+    /// The strides, when given.
+    pub fn strides(&self) -> Option<&[u32]> {
+        self.has_strides
+            .then(|| &self.strides[..(self.dimension_count as usize).min(MAX_DIMS)])
+    }
+
+    /// `dmls_calc_buffer_tensor_size` of this desc: 0 for an unsupported type or on overflow.
+    pub fn implied_size(&self) -> u64 {
+        match DataType::from_raw(self.data_type) {
+            Some(t) if self.dimension_count > 0 => {
+                calc_buffer_tensor_size(t, self.sizes(), self.strides()).unwrap_or(0)
+            }
+            _ => 0,
+        }
+    }
+}
+
+/// A validated tensor: what kernels and binding checks use. Strides are resolved (packed when
+/// the desc had none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Layout {
+    pub dtype: DataType,
+    pub dims: usize,
+    pub sizes: [u32; MAX_DIMS],
+    pub strides: [u64; MAX_DIMS],
+    /// The product of the sizes.
+    pub elements: u64,
+    /// `TotalTensorSizeInBytes`: the bytes a binding must provide.
+    pub total_bytes: u64,
+    /// `GuaranteedBaseOffsetAlignment` (0 = none).
+    pub alignment: u32,
+    /// Elements sit in row-major order with no gaps (ignoring dimensions of size 1).
+    pub packed: bool,
+    /// No two elements share an address (proved by a sufficient condition; false means
+    /// "maybe shared", e.g. a stride of 0 on a dimension larger than 1).
+    pub distinct: bool,
+}
+
+/// Who a tensor belongs to, for messages.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ctx {
+    pub op: &'static str,
+    pub tensor: &'static str,
+}
+
+impl Layout {
+    /// Checks the rules every buffer tensor obeys, except for its data type, which the operator
+    /// has already checked and passes in. `max_elements` is 2^32 − 1 unless an extension lifts it.
+    pub fn validate(
+        desc: &TensorDesc,
+        dtype: DataType,
+        ctx: Ctx,
+        max_elements: u64,
+    ) -> Result<Layout> {
+        let Ctx { op, tensor } = ctx;
+        if desc.flags.0 != 0 {
+            if desc.flags == DML_TENSOR_FLAG_OWNED_BY_DML {
+                return invalid!(
+                    "{op}: {tensor} Flags is DML_TENSOR_FLAG_OWNED_BY_DML (0x1), which applies only \
+                     to inputs bound at operator initialization; this library has none, so Flags \
+                     must be DML_TENSOR_FLAG_NONE"
+                );
+            }
+            return invalid!(
+                "{op}: {tensor} Flags is {:#x}, which has unknown bits; Flags must be \
+                 DML_TENSOR_FLAG_NONE (0)",
+                desc.flags.0
+            );
+        }
+        let dims = desc.dimension_count as usize;
+        if dims == 0 || dims > MAX_DIMS {
+            return invalid!(
+                "{op}: {tensor} DimensionCount is {dims}, must be 1 to {MAX_DIMS}",
+                dims = desc.dimension_count
+            );
+        }
+        let sizes = desc.sizes();
+        let mut elements: u64 = 1;
+        for (i, &s) in sizes.iter().enumerate() {
+            if s == 0 {
+                return invalid!("{op}: {tensor} Sizes[{i}] is 0, every size must be at least 1");
+            }
+            elements = elements.saturating_mul(u64::from(s));
+        }
+        if elements > max_elements {
+            return invalid!(
+                "{op}: {tensor} has {elements} elements (Sizes {sizes:?}), more than the {max_elements} a tensor may hold"
+            );
+        }
+        let mut strides = [0u64; MAX_DIMS];
+        match desc.strides() {
+            Some(given) => {
+                for (d, &g) in strides.iter_mut().zip(given) {
+                    *d = u64::from(g);
+                }
+            }
+            None => {
+                // Fits: the product of all sizes fits in 64 bits (checked above or below 2^64).
+                let mut acc: u64 = 1;
+                for i in (0..dims).rev() {
+                    strides[i] = acc;
+                    acc = acc.saturating_mul(u64::from(sizes[i]));
+                }
+            }
+        }
+        let min = (|| {
+            let mut last = 0u64;
+            for i in 0..dims {
+                last = last.checked_add(u64::from(sizes[i] - 1).checked_mul(strides[i])?)?;
+            }
+            let bytes = last.checked_add(1)?.checked_mul(dtype.size() as u64)?;
+            bytes.checked_add(3).map(|b| b & !3)
+        })();
+        let Some(min) = min else {
+            return invalid!(
+                "{op}: {tensor} Sizes {sizes:?} with Strides {:?} span more than 2^64 bytes",
+                &strides[..dims]
+            );
+        };
+        let total = desc.total_size;
+        if total < min {
+            return invalid!(
+                "{op}: {tensor} TotalTensorSizeInBytes is {total}, less than the {min} bytes its \
+                 sizes and strides need"
+            );
+        }
+        if total % 4 != 0 {
+            return invalid!(
+                "{op}: {tensor} TotalTensorSizeInBytes is {total}, must be a multiple of 4"
+            );
+        }
+        if usize::try_from(total).is_err() || total > isize::MAX as u64 {
+            return invalid!(
+                "{op}: {tensor} TotalTensorSizeInBytes is {total}, more than this machine can address"
+            );
+        }
+        let alignment = desc.guaranteed_base_offset_alignment;
+        if alignment != 0 && (!alignment.is_power_of_two() || (alignment as usize) < dtype.size()) {
+            return invalid!(
+                "{op}: {tensor} GuaranteedBaseOffsetAlignment is {alignment}, must be 0 or a power \
+                 of two of at least the element size {}",
+                dtype.size()
+            );
+        }
+        let mut layout = Layout {
+            dtype,
+            dims,
+            sizes: [1; MAX_DIMS],
+            strides,
+            elements,
+            total_bytes: total,
+            alignment,
+            packed: false,
+            distinct: false,
+        };
+        layout.sizes[..dims].copy_from_slice(sizes);
+        layout.packed = layout.compute_packed();
+        layout.distinct = layout.packed || layout.compute_distinct();
+        Ok(layout)
+    }
+
+    pub fn sizes(&self) -> &[u32] {
+        &self.sizes[..self.dims]
+    }
+
+    fn compute_packed(&self) -> bool {
+        let mut expect: u64 = 1;
+        for i in (0..self.dims).rev() {
+            if self.sizes[i] != 1 && self.strides[i] != expect {
+                return false;
+            }
+            expect *= u64::from(self.sizes[i]);
+        }
+        true
+    }
+
+    /// A sufficient condition for distinct addresses: sorted by stride, each dimension's stride
+    /// exceeds the furthest offset reachable through the smaller ones.
+    fn compute_distinct(&self) -> bool {
+        let mut dims: [(u64, u64); MAX_DIMS] = [(0, 0); MAX_DIMS];
+        let mut n = 0;
+        for i in 0..self.dims {
+            if self.sizes[i] > 1 {
+                dims[n] = (self.strides[i], u64::from(self.sizes[i]));
+                n += 1;
+            }
+        }
+        let dims = &mut dims[..n];
+        dims.sort_unstable();
+        let mut reach = 0u64;
+        for &(stride, size) in dims.iter() {
+            if stride <= reach {
+                return false;
+            }
+            reach += stride * (size - 1);
+        }
+        true
+    }
+}
