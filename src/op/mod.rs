@@ -7,7 +7,9 @@ use crate::error::{invalid, Result};
 use crate::tensor::{Layout, TensorDesc};
 
 pub(crate) mod diagonal;
+mod diagonal_kernel;
 pub(crate) mod nonzero;
+mod nonzero_kernel;
 
 /// An operator desc as a Rust value: what `DML_OPERATOR_DESC` points to, with its tensor descs
 /// owned.
@@ -233,11 +235,11 @@ impl Plan {
                 let [count, coords] = outputs else {
                     return invalid!("{op}: two outputs expected");
                 };
-                nonzero::execute(p, input, count, coords, workers)
+                nonzero_kernel::execute(p, input, count, coords, workers)
             }
             Plan::Diagonal(p) => {
                 let input = inputs.first().copied().unwrap_or(Input::None);
-                diagonal::execute(p, input, &mut outputs[0][..], workers)
+                diagonal_kernel::execute(p, input, &mut outputs[0][..], workers)
             }
         }
     }

@@ -1,0 +1,182 @@
+//! The DIAGONAL_MATRIX1 / DIAGONAL_MATRIX kernel (see `diagonal.rs` for how it works).
+
+use rayon::prelude::*;
+
+use super::diagonal::DiagonalPlan;
+use super::{Input, Word, Workers};
+use crate::error::Result;
+
+/// Outputs of at least this many bytes are split across workers.
+const PARALLEL_MIN_BYTES: u64 = 1 << 20;
+
+/// One row's segments: `value_outside` false means Value on `[lo, hi)` and the other source
+/// elsewhere; true means the other source on `[lo, hi)` and Value elsewhere.
+#[derive(Clone, Copy)]
+struct Segments {
+    lo: usize,
+    hi: usize,
+    value_outside: bool,
+}
+
+#[inline(always)]
+fn segments(y: u64, width: u64, begin: i64, end: i64) -> Segments {
+    let y = y as i64;
+    let w = width as i64;
+    let clip = |v: i64| v.clamp(0, w) as usize;
+    if end >= begin {
+        Segments {
+            lo: clip(y + begin),
+            hi: clip(y + end),
+            value_outside: false,
+        }
+    } else {
+        Segments {
+            lo: clip(y + end),
+            hi: clip(y + begin),
+            value_outside: true,
+        }
+    }
+}
+
+/// Where elements that are not Value come from.
+#[derive(Clone, Copy)]
+enum Other<'a, U> {
+    Zero,
+    Keep,
+    From(&'a [U]),
+}
+
+pub(crate) fn execute(
+    plan: &DiagonalPlan,
+    input: Input<'_>,
+    out: &mut [u8],
+    workers: Workers<'_>,
+) -> Result<()> {
+    match plan.output.dtype.size() {
+        1 => run::<u8>(plan, input, out, workers),
+        2 => run::<u16>(plan, input, out, workers),
+        4 => run::<u32>(plan, input, out, workers),
+        _ => run::<u64>(plan, input, out, workers),
+    }
+    Ok(())
+}
+
+fn run<U: Word>(plan: &DiagonalPlan, input: Input<'_>, out: &mut [u8], workers: Workers<'_>) {
+    let value = U::from_bytes(&plan.value);
+    let whole = out.len() / U::SIZE * U::SIZE;
+    let out: &mut [U] = bytemuck::cast_slice_mut(&mut out[..whole]);
+    let other: Other<'_, U> = match input {
+        Input::Bytes(b) => Other::From(bytemuck::cast_slice(&b[..b.len() / U::SIZE * U::SIZE])),
+        Input::InPlace => Other::Keep,
+        Input::None => Other::Zero,
+    };
+    let l = &plan.output;
+    let input_packed = plan
+        .input_slots()
+        .first()
+        .copied()
+        .flatten()
+        .is_none_or(|i| i.packed);
+    if l.packed && input_packed {
+        run_packed(plan, value, out, other, workers);
+    } else {
+        run_strided(plan, value, out, other);
+    }
+}
+
+fn fill_row<U: Word>(row: &mut [U], seg: Segments, value: U, other: Other<'_, U>, src: usize) {
+    let w = row.len();
+    let (lo, hi) = (seg.lo, seg.hi.max(seg.lo));
+    let put_other = |r: &mut [U], a: usize, b: usize| match other {
+        Other::Zero => r[a..b].fill(U::ZERO),
+        Other::Keep => {}
+        Other::From(s) => r[a..b].copy_from_slice(&s[src + a..src + b]),
+    };
+    if seg.value_outside {
+        row[..lo].fill(value);
+        put_other(row, lo, hi);
+        row[hi..].fill(value);
+    } else {
+        put_other(row, 0, lo);
+        row[lo..hi].fill(value);
+        put_other(row, hi, w);
+    }
+}
+
+fn run_packed<U: Word>(
+    plan: &DiagonalPlan,
+    value: U,
+    out: &mut [U],
+    other: Other<'_, U>,
+    workers: Workers<'_>,
+) {
+    let l = &plan.output;
+    let d = l.dims;
+    let w = l.sizes[d - 1] as usize;
+    let h = u64::from(l.sizes[d - 2]);
+    let rows = (l.elements / w as u64) as usize;
+    let out = &mut out[..rows * w];
+    let (begin, end) = (plan.begin, plan.end);
+    let do_rows = |first_row: usize, chunk: &mut [U]| {
+        let mut y = first_row as u64 % h;
+        for (r, row) in chunk.chunks_exact_mut(w).enumerate() {
+            let seg = segments(y, w as u64, begin, end);
+            fill_row(row, seg, value, other, (first_row + r) * w);
+            y += 1;
+            if y == h {
+                y = 0;
+            }
+        }
+    };
+    let bytes = l.elements * U::SIZE as u64;
+    if workers.threads > 1 && bytes >= PARALLEL_MIN_BYTES {
+        let rows_per_task = rows.div_ceil(workers.threads * 8).max(1);
+        workers.run(|| {
+            out.par_chunks_mut(rows_per_task * w)
+                .enumerate()
+                .for_each(|(t, chunk)| do_rows(t * rows_per_task, chunk))
+        });
+    } else {
+        do_rows(0, out);
+    }
+}
+
+fn run_strided<U: Word>(plan: &DiagonalPlan, value: U, out: &mut [U], other: Other<'_, U>) {
+    let l = &plan.output;
+    let d = l.dims;
+    let (w, h) = (u64::from(l.sizes[d - 1]), u64::from(l.sizes[d - 2]));
+    let (sx, sy) = (l.strides[d - 1] as usize, l.strides[d - 2] as usize);
+    let il = plan.input_slots().first().copied().flatten().unwrap_or(*l);
+    let (ix, iy) = (il.strides[d - 1] as usize, il.strides[d - 2] as usize);
+    let batches = l.elements / (w * h);
+    for b in 0..batches {
+        // Offsets of this matrix in the output and the input.
+        let (mut ob, mut ib, mut rest) = (0usize, 0usize, b);
+        for k in (0..d - 2).rev() {
+            let s = u64::from(l.sizes[k]);
+            let i = (rest % s) as usize;
+            rest /= s;
+            ob += i * l.strides[k] as usize;
+            ib += i * il.strides[k] as usize;
+        }
+        for y in 0..h {
+            let seg = segments(y, w, plan.begin, plan.end);
+            let (lo, hi) = (seg.lo, seg.hi.max(seg.lo));
+            let orow = ob + y as usize * sy;
+            let irow = ib + y as usize * iy;
+            for x in 0..w as usize {
+                let in_range = x >= lo && x < hi;
+                let o = orow + x * sx;
+                if in_range != seg.value_outside {
+                    out[o] = value;
+                } else {
+                    match other {
+                        Other::Zero => out[o] = U::ZERO,
+                        Other::Keep => {}
+                        Other::From(s) => out[o] = s[irow + x * ix],
+                    }
+                }
+            }
+        }
+    }
+}
