@@ -62,8 +62,29 @@ fn clear_error() {
     LAST_ERROR.with(|e| e.borrow_mut().clear());
 }
 
+#[cfg(feature = "panic-test")]
+thread_local! {
+    static PANIC_ON_NEXT_CALL: core::cell::Cell<bool> = const { core::cell::Cell::new(false) };
+}
+
+/// Test-only (cargo feature `panic-test`, off by default): the calling thread's next `dmls_`
+/// call that returns an HRESULT panics inside the library, so tests can prove that a panic
+/// comes back as `E_FAIL` with a message.
+#[cfg(feature = "panic-test")]
+#[doc(hidden)]
+pub fn panic_on_next_call() {
+    PANIC_ON_NEXT_CALL.with(|p| p.set(true));
+}
+
 /// Runs `f`, catching panics, and turns its result into an HRESULT and the thread's message.
 fn boundary(function: &str, f: impl FnOnce() -> Result<()>) -> HRESULT {
+    let f = || {
+        #[cfg(feature = "panic-test")]
+        if PANIC_ON_NEXT_CALL.with(|p| p.replace(false)) {
+            panic!("test panic requested by panic_on_next_call (feature panic-test)");
+        }
+        f()
+    };
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => {
             clear_error();
