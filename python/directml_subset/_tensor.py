@@ -1,0 +1,251 @@
+"""numpy arrays as DirectML buffer tensors: data types, strides, sizes and buffer bindings."""
+
+import ctypes
+import sys
+
+import numpy as np
+
+from . import _capi as C
+
+# numpy (kind, itemsize) -> DML_TENSOR_DATA_TYPE. bool is passed as UINT8 (numpy stores it as
+# one byte holding 0 or 1).
+_DATA_TYPES = {
+    ("b", 1): C.DT_UINT8,
+    ("u", 1): C.DT_UINT8,
+    ("u", 2): C.DT_UINT16,
+    ("u", 4): C.DT_UINT32,
+    ("u", 8): C.DT_UINT64,
+    ("i", 1): C.DT_INT8,
+    ("i", 2): C.DT_INT16,
+    ("i", 4): C.DT_INT32,
+    ("i", 8): C.DT_INT64,
+    ("f", 2): C.DT_FLOAT16,
+    ("f", 4): C.DT_FLOAT32,
+    ("f", 8): C.DT_FLOAT64,
+}
+
+DATA_TYPE_NAMES = {
+    C.DT_FLOAT32: "FLOAT32",
+    C.DT_FLOAT16: "FLOAT16",
+    C.DT_UINT32: "UINT32",
+    C.DT_UINT16: "UINT16",
+    C.DT_UINT8: "UINT8",
+    C.DT_INT32: "INT32",
+    C.DT_INT16: "INT16",
+    C.DT_INT8: "INT8",
+    C.DT_FLOAT64: "FLOAT64",
+    C.DT_UINT64: "UINT64",
+    C.DT_INT64: "INT64",
+}
+
+ITEMSIZE = {
+    C.DT_FLOAT32: 4,
+    C.DT_FLOAT16: 2,
+    C.DT_UINT32: 4,
+    C.DT_UINT16: 2,
+    C.DT_UINT8: 1,
+    C.DT_INT32: 4,
+    C.DT_INT16: 2,
+    C.DT_INT8: 1,
+    C.DT_FLOAT64: 8,
+    C.DT_UINT64: 8,
+    C.DT_INT64: 8,
+}
+
+
+def _type_label(dtype):
+    if dtype.kind in "US":
+        return f"string ({dtype.str}, numpy name {dtype.name})"
+    return f"{dtype.name} ({dtype.str})"
+
+
+def data_type(dtype, where):
+    """The DML_TENSOR_DATA_TYPE for a numpy dtype, or TypeError naming the type."""
+    dtype = np.dtype(dtype)
+    dt = None
+    if dtype.fields is None and dtype.subdtype is None:
+        dt = _DATA_TYPES.get((dtype.kind, dtype.itemsize))
+    if dt is None:
+        raise TypeError(
+            f"{where}: element type {_type_label(dtype)} has no DirectML tensor type; "
+            "supported are bool (passed as UINT8), int8/16/32/64, uint8/16/32/64 and "
+            "float16/32/64"
+        )
+    return dt
+
+
+def storage(x):
+    """`x` with native byte order, bool viewed as uint8 (no copy unless the byte order differs)."""
+    if not x.dtype.isnative:
+        x = x.astype(x.dtype.newbyteorder("="))
+    if x.dtype.kind == "b":
+        x = x.view(np.uint8)
+    return x
+
+
+def implied_size(itemsize, sizes, strides):
+    """DMLCalcBufferTensorSize in exact integers: bytes spanned, rounded up to a multiple of 4."""
+    if strides is None:
+        elements = 1
+        for s in sizes:
+            elements *= s
+    else:
+        elements = 1 + sum((s - 1) * st for s, st in zip(sizes, strides))
+    return (elements * itemsize + 3) & ~3
+
+
+def check_sizes(sizes, where):
+    for i, s in enumerate(sizes):
+        if s > C.UINT32_MAX:
+            raise ValueError(
+                f"{where}: dimension {i} has size {s}; DirectML sizes are 32-bit (at most "
+                f"{C.UINT32_MAX})"
+            )
+
+
+class TensorDesc:
+    """A DML_BUFFER_TENSOR_DESC and the DML_TENSOR_DESC pointing to it, with their arrays kept alive."""
+
+    def __init__(self, dt, sizes, strides=None, where="directml_subset"):
+        sizes = [int(s) for s in sizes]
+        check_sizes(sizes, where)
+        n = len(sizes)
+        self.dt = dt
+        self.sizes = sizes
+        self.strides = None if strides is None else [int(s) for s in strides]
+        if self.strides is not None:
+            for i, st in enumerate(self.strides):
+                if not 0 <= st <= C.UINT32_MAX:
+                    raise ValueError(f"{where}: stride {st} of dimension {i} does not fit DirectML's UINT")
+        self.total = implied_size(ITEMSIZE[dt], sizes, self.strides)
+        self._sizes_c = (ctypes.c_uint32 * max(n, 1))(*sizes)
+        self._strides_c = None if self.strides is None else (ctypes.c_uint32 * max(n, 1))(*self.strides)
+        self.buffer_desc = C.DML_BUFFER_TENSOR_DESC(
+            dt,
+            0,
+            n,
+            ctypes.cast(self._sizes_c, ctypes.POINTER(ctypes.c_uint32)),
+            None
+            if self._strides_c is None
+            else ctypes.cast(self._strides_c, ctypes.POINTER(ctypes.c_uint32)),
+            self.total,
+            0,
+        )
+        self.desc = C.DML_TENSOR_DESC(C.DML_TENSOR_TYPE_BUFFER, ctypes.addressof(self.buffer_desc))
+
+    def pointer(self):
+        return ctypes.pointer(self.desc)
+
+
+def _owner(a):
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a
+
+
+def _byte_bounds(a):
+    low = high = a.ctypes.data
+    for s, st in zip(a.shape, a.strides):
+        if s == 0:
+            return a.ctypes.data, a.ctypes.data
+        if st < 0:
+            low += (s - 1) * st
+        else:
+            high += (s - 1) * st
+    return low, high + a.itemsize
+
+
+def known_end(a):
+    """An address up to which memory from `a`'s data pointer is known to be allocated."""
+    return max(_byte_bounds(a)[1], _byte_bounds(_owner(a))[1])
+
+
+def element_strides(a):
+    """`a`'s strides in elements when DirectML can express them (size-1 dimensions get 0), else None."""
+    out = []
+    for s, st in zip(a.shape, a.strides):
+        if s == 1:
+            out.append(0)
+            continue
+        if st < 0 or st % a.itemsize:
+            return None
+        e = st // a.itemsize
+        if e > C.UINT32_MAX:
+            return None
+        out.append(e)
+    return out
+
+
+def alloc(shape, dtype, zero=False):
+    """A new C-contiguous array whose memory is 16-byte aligned and padded to a multiple of 16
+    bytes, so that a binding may claim the rounded-up TotalTensorSizeInBytes."""
+    dtype = np.dtype(dtype)
+    count = 1
+    for s in shape:
+        count *= s
+    nbytes = count * dtype.itemsize
+    padded = (nbytes + 15) & ~15
+    raw = (np.zeros if zero else np.empty)(padded + 16, np.uint8)
+    off = (-raw.ctypes.data) % 16
+    return raw[off : off + nbytes].view(dtype).reshape(shape)
+
+
+class Bound:
+    """A numpy array bound to a tensor: the desc, the binding and the array (kept alive)."""
+
+    def __init__(self, array, desc, copied):
+        self.array = array
+        self.desc = desc
+        self.copied = copied
+        self.address = array.ctypes.data
+        self.binding = C.DML_BUFFER_BINDING(self.address, 0, desc.total)
+        self.binding_desc = C.DML_BINDING_DESC(C.DML_BINDING_TYPE_BUFFER, ctypes.addressof(self.binding))
+
+    @property
+    def end(self):
+        return self.address + self.desc.total
+
+    def overlaps(self, other):
+        return self.address < other.end and other.address < self.end
+
+
+def bindable(a, shape=None):
+    """Element strides for binding `a` (a native-order array) in place, or None when it must be
+    copied: strides DirectML cannot express, an address not aligned to the element size, or too
+    little memory known to follow it for the rounded-up TotalTensorSizeInBytes."""
+    if a.ctypes.data % a.itemsize:
+        return None
+    strides = element_strides(a)
+    if strides is None:
+        return None
+    sizes = a.shape if shape is None else shape
+    total = implied_size(a.itemsize, sizes, strides)
+    if a.ctypes.data + total > known_end(a):
+        return None
+    return strides
+
+
+def bind_input(x, dt, shape=None, where="directml_subset"):
+    """Binds a native-order array as an input tensor, without a copy when DirectML can express
+    its layout. `shape` (same element count, extra leading 1s) overrides the sizes."""
+    sizes = list(x.shape if shape is None else shape)
+    if shape is not None and len(shape) != x.ndim:
+        # Leading dimensions of size 1 were added; reshape is a view.
+        x = x.reshape(shape)
+    strides = bindable(x)
+    copied = strides is None
+    if copied:
+        y = alloc(x.shape, x.dtype)
+        y[...] = x
+        x = y
+        strides = None
+    elif x.flags.c_contiguous:
+        strides = None
+    return Bound(x, TensorDesc(dt, sizes, strides, where), copied)
+
+
+def bind_output(array, desc):
+    return Bound(array, desc, False)
+
+
+LITTLE_ENDIAN = sys.byteorder == "little"

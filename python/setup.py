@@ -1,0 +1,116 @@
+"""Builds the Rust library with cargo and bundles it inside the `directml_subset` package.
+
+`pip install ./python` (from a clone of the repository) runs this in place: the build step runs
+`cargo build --release --manifest-path ../Cargo.toml`, finds the cdylib cargo produced (cargo's
+own JSON messages say where, so CARGO_TARGET_DIR is honoured) and copies it next to
+`directml_subset/__init__.py`. Set CARGO to use another cargo binary.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+try:  # setuptools >= 70.1 ships bdist_wheel itself
+    from setuptools.command.bdist_wheel import bdist_wheel
+except ImportError:  # older setuptools: the wheel package's
+    from wheel.bdist_wheel import bdist_wheel
+
+HERE = Path(__file__).resolve().parent
+MANIFEST = HERE.parent / "Cargo.toml"
+PACKAGE = "directml_subset"
+
+if sys.platform == "win32":
+    LIBRARY_FILE = "directml_subset.dll"
+elif sys.platform == "darwin":
+    LIBRARY_FILE = "libdirectml_subset.dylib"
+else:
+    LIBRARY_FILE = "libdirectml_subset.so"
+
+
+def crate_version():
+    try:
+        text = MANIFEST.read_text()
+    except OSError:
+        return "0.0.0"
+    m = re.search(r'^\s*version\s*=\s*"([^"]+)"', text, re.M)
+    return m.group(1) if m else "0.0.0"
+
+
+def build_rust_library():
+    if not MANIFEST.exists():
+        sys.exit(
+            f"directml_subset: {MANIFEST} not found. Build the Python package from a clone of the "
+            "repository: pip install ./python"
+        )
+    cargo = os.environ.get("CARGO", "cargo")
+    cmd = [
+        cargo,
+        "build",
+        "--release",
+        "--lib",
+        "--manifest-path",
+        str(MANIFEST),
+        "--message-format=json-render-diagnostics",
+    ]
+    print("directml_subset: running " + " ".join(cmd), flush=True)
+    try:
+        proc = subprocess.run(cmd, stdout=subprocess.PIPE, check=True, text=True)
+    except FileNotFoundError:
+        sys.exit(f"directml_subset: `{cargo}` not found; install Rust (https://rustup.rs) to build the library")
+    except subprocess.CalledProcessError as e:
+        sys.exit(f"directml_subset: cargo build failed (exit {e.returncode})")
+    found = None
+    for line in proc.stdout.splitlines():
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            continue
+        if msg.get("reason") != "compiler-artifact":
+            continue
+        if msg.get("target", {}).get("name") != "directml_subset":
+            continue
+        for f in msg.get("filenames", []):
+            if Path(f).name == LIBRARY_FILE:
+                found = Path(f)
+    if found is None or not found.exists():
+        sys.exit(f"directml_subset: cargo did not report building {LIBRARY_FILE}")
+    return found
+
+
+class BuildPyWithCargo(build_py):
+    def run(self):
+        super().run()
+        library = build_rust_library()
+        if getattr(self, "editable_mode", False):
+            dest_dir = HERE / PACKAGE
+        else:
+            dest_dir = Path(self.build_lib) / PACKAGE
+        dest_dir.mkdir(parents=True, exist_ok=True)
+        dest = dest_dir / LIBRARY_FILE
+        shutil.copyfile(library, dest)
+        print(f"directml_subset: bundled {library} as {dest}", flush=True)
+
+
+class PlatformWheel(bdist_wheel):
+    """The wheel holds a native library but no Python extension: any Python 3, this platform."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        self.root_is_pure = False
+
+    def get_tag(self):
+        _, _, plat = super().get_tag()
+        return "py3", "none", plat
+
+
+setup(
+    version=crate_version(),
+    cmdclass={"build_py": BuildPyWithCargo, "bdist_wheel": PlatformWheel},
+)
