@@ -157,7 +157,11 @@ pub(crate) fn calc_size_bits(
             }
         }
     };
-    let bytes = elements.checked_mul(bits)?.checked_add(7)? / 8;
+    let bytes = if bits % 8 == 0 {
+        elements.checked_mul(bits / 8)?
+    } else {
+        elements.checked_mul(bits)?.checked_add(7)? / 8
+    };
     bytes.checked_add(3).map(|b| b & !3)
 }
 

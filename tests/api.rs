@@ -1,0 +1,1254 @@
+//! The C API end to end: the seed documents' examples verbatim, every operator and type,
+//! strides, feature levels, and error paths with their codes and messages.
+
+mod common;
+
+use core::ptr;
+
+use common::*;
+use directml_subset::dml::*;
+use directml_subset::ffi::*;
+
+const F32: u32 = 1;
+const F16: u32 = 2;
+const U32: u32 = 3;
+const U8: u32 = 5;
+const I32: u32 = 6;
+const I8: u32 = 8;
+const F64: u32 = 9;
+const U64: u32 = 10;
+const I64: u32 = 11;
+
+const NZ: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE::NONZERO_COORDINATES;
+const DM1: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE::DIAGONAL_MATRIX1;
+const DM: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE::DIAGONAL_MATRIX;
+
+/// Runs a NONZERO_COORDINATES op; returns (count, coordinate bytes buffer).
+fn run_nonzero(
+    dev: &Device,
+    input: &mut Tensor,
+    data: &[u8],
+    count: &mut Tensor,
+    coords: &mut Tensor,
+) -> (u32, Buffer) {
+    let desc = nonzero_desc(input, count, coords);
+    let op = dev
+        .create(
+            NZ,
+            (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
+        )
+        .expect("create");
+    let mut inb = Buffer::with_bytes(data);
+    let mut cb = Buffer::new(count.total as usize);
+    let mut kb = Buffer::new(coords.total as usize);
+    let (ib, cbb, kbb) = (inb.binding(), cb.binding(), kb.binding());
+    execute(&op, &[bind(&ib)], &[bind(&cbb), bind(&kbb)]).expect("execute");
+    assert!(cb.guards_intact() && kb.guards_intact() && inb.guards_intact());
+    (u32s(&cb.bytes()[..4])[0], kb)
+}
+
+#[test]
+fn seed_nonzero_example() {
+    // DML_NONZERO_COORDINATES_OPERATOR_DESC's example: {1,1,2,4} FLOAT32, N = 3.
+    let dev = Device::newest();
+    let data = f32_bytes(&[1.0, 0.0, 0.0, 2.0, -0.0, 3.5, 0.0, -5.2]);
+    let mut input = Tensor::new(F32, &[1, 1, 2, 4]);
+    let mut count = Tensor::new(U32, &[1, 1, 1, 1]);
+    let mut coords = Tensor::new(U32, &[1, 1, 8, 3]);
+    let (n, kb) = run_nonzero(&dev, &mut input, &data, &mut count, &mut coords);
+    assert_eq!(n, 4);
+    let rows = u32s(kb.bytes());
+    assert_eq!(&rows[..12], &[0, 0, 0, 0, 0, 3, 0, 1, 1, 0, 1, 3]);
+    // Rows from the count on are untouched.
+    assert!(kb.bytes()[48..].iter().all(|&b| b == CANARY));
+}
+
+#[test]
+fn seed_nonzero_order_example() {
+    // "3 non-zero values at coordinates {1,0}, {1,2}, and {0,5}" → [[0,5],[1,0],[1,2]].
+    let dev = Device::newest();
+    let mut v = [0.0f32; 12];
+    v[6] = 1.0;
+    v[8] = 2.0;
+    v[5] = 3.0;
+    let mut input = Tensor::new(F32, &[2, 6]);
+    let mut count = Tensor::new(U32, &[1]);
+    let mut coords = Tensor::new(U32, &[12, 2]);
+    let (n, kb) = run_nonzero(&dev, &mut input, &f32_bytes(&v), &mut count, &mut coords);
+    assert_eq!(n, 3);
+    assert_eq!(&u32s(kb.bytes())[..6], &[0, 5, 1, 0, 1, 2]);
+}
+
+#[test]
+fn nonzero_feature_level_3_and_5_dims() {
+    let dev = Device::new(0x3000, 1, 0);
+    let data = f32_bytes(&[0.0, 7.0, 0.0, 0.0, 0.0, 1.0]);
+    let mut input = Tensor::new(F32, &[1, 1, 1, 2, 3]);
+    let mut count = Tensor::new(U32, &[1, 1, 1, 1, 1]);
+    let mut coords = Tensor::new(U32, &[1, 1, 1, 6, 2]);
+    let (n, kb) = run_nonzero(&dev, &mut input, &data, &mut count, &mut coords);
+    assert_eq!(n, 2);
+    assert_eq!(&u32s(kb.bytes())[..4], &[0, 1, 1, 2]);
+    // 3.x: an input of 2 dims is rejected, naming the rule.
+    let mut input = Tensor::new(F32, &[2, 3]);
+    let mut count = Tensor::new(U32, &[1, 1]);
+    let mut coords = Tensor::new(U32, &[6, 2]);
+    let desc = nonzero_desc(&mut input, &mut count, &mut coords);
+    let (hr, msg) = dev
+        .create(
+            NZ,
+            (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
+        )
+        .err()
+        .unwrap();
+    assert_eq!(hr, E_INVALIDARG);
+    assert!(
+        msg.contains("DimensionCount is 2") && msg.contains("4 or 5"),
+        "{msg}"
+    );
+    // Different counts at 3.x.
+    let mut input = Tensor::new(F32, &[1, 1, 2, 3]);
+    let mut count = Tensor::new(U32, &[1, 1, 1, 1, 1]);
+    let mut coords = Tensor::new(U32, &[1, 1, 6, 2]);
+    let desc = nonzero_desc(&mut input, &mut count, &mut coords);
+    let (hr, msg) = dev
+        .create(
+            NZ,
+            (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
+        )
+        .err()
+        .unwrap();
+    assert_eq!(hr, E_INVALIDARG);
+    assert!(msg.contains("must be the same"), "{msg}");
+}
+
+#[test]
+fn nonzero_needs_level_3_0() {
+    let dev = Device::new(0x2100, 1, 0);
+    let mut input = Tensor::new(F32, &[1, 1, 2, 4]);
+    let mut count = Tensor::new(U32, &[1, 1, 1, 1]);
+    let mut coords = Tensor::new(U32, &[1, 1, 8, 3]);
+    let desc = nonzero_desc(&mut input, &mut count, &mut coords);
+    let (hr, msg) = dev
+        .create(
+            NZ,
+            (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
+        )
+        .err()
+        .unwrap();
+    assert_eq!(hr, E_INVALIDARG);
+    assert!(
+        msg.contains("DML_FEATURE_LEVEL_3_0") && msg.contains("2_1"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn nonzero_all_input_types() {
+    let dev = Device::newest();
+    // Element 1 and 3 nonzero in every type; element 2 is -0.0 for floats (zero).
+    for (ty, bytes) in [
+        (F32, f32_bytes(&[0.0, 1.5, -0.0, f32::NAN])),
+        (
+            F16,
+            [0u16, 0x3C00, 0x8000, 0x7E00]
+                .iter()
+                .flat_map(|v| v.to_ne_bytes())
+                .collect::<Vec<u8>>(),
+        ),
+        (
+            U32,
+            [0u32, 5, 0, 1 << 31]
+                .iter()
+                .flat_map(|v| v.to_ne_bytes())
+                .collect(),
+        ),
+        (
+            4,
+            [0u16, 5, 0, 0x8000]
+                .iter()
+                .flat_map(|v| v.to_ne_bytes())
+                .collect(),
+        ),
+        (U8, vec![0u8, 1, 0, 0x80]),
+        (
+            I32,
+            [0i32, -1, 0, i32::MIN]
+                .iter()
+                .flat_map(|v| v.to_ne_bytes())
+                .collect(),
+        ),
+        (
+            7,
+            [0i16, -1, 0, i16::MIN]
+                .iter()
+                .flat_map(|v| v.to_ne_bytes())
+                .collect(),
+        ),
+        (I8, vec![0u8, 0xFF, 0, 0x80]),
+    ] {
+        let mut input = Tensor::new(ty, &[4]);
+        let mut count = Tensor::new(U32, &[1]);
+        let mut coords = Tensor::new(U32, &[4, 1]);
+        let (n, kb) = run_nonzero(&dev, &mut input, &bytes, &mut count, &mut coords);
+        assert_eq!(n, 2, "type {ty}");
+        assert_eq!(&u32s(kb.bytes())[..2], &[1, 3], "type {ty}");
+    }
+}
+
+#[test]
+fn nonzero_onnx_runtime_output_strides() {
+    // ONNX Runtime binds {M, rank} coordinates with strides {2, 2*M} on a UINT32 view of an
+    // int64 [rank, M] buffer: coordinate c of row r lands in the low half of int64 [c][r].
+    let dev = Device::newest();
+    let v = [0.0f32, 1.0, 0.0, 2.0, 3.0, 0.0];
+    let m = 6u32;
+    let mut input = Tensor::new(F32, &[2, 3]);
+    let mut count = Tensor::new(U32, &[1]);
+    let mut coords = Tensor::strided(U32, &[m, 2], &[2, 2 * m]);
+    assert_eq!(coords.total, ((m - 1) * 2 + 2 * m + 1) as u64 * 4);
+    coords.total = 2 * m as u64 * 8; // the whole int64 [2, M] buffer
+    let (n, kb) = run_nonzero(&dev, &mut input, &f32_bytes(&v), &mut count, &mut coords);
+    assert_eq!(n, 3);
+    let words = u32s(kb.bytes());
+    let row0: Vec<u32> = (0..3).map(|r| words[2 * r]).collect();
+    let row1: Vec<u32> = (0..3).map(|r| words[2 * m as usize + 2 * r]).collect();
+    // [[0,1,0],[2,3,0]]: nonzeros at (0,1), (1,0), (1,1).
+    assert_eq!(row0, [0, 1, 1]);
+    assert_eq!(row1, [1, 0, 1]);
+    // High halves and rows from the count on were never written.
+    for r in 0..m as usize {
+        assert_eq!(words[2 * r + 1], 0xA5A5_A5A5);
+        assert_eq!(words[2 * m as usize + 2 * r + 1], 0xA5A5_A5A5);
+    }
+    assert_eq!(words[6], 0xA5A5_A5A5);
+}
+
+#[test]
+fn nonzero_broadcast_and_transposed_input() {
+    let dev = Device::newest();
+    // A [3,4] view of 4 floats with stride 0 on the rows: broadcast.
+    let v = [1.0f32, 0.0, 2.0, 0.0];
+    let mut input = Tensor::strided(F32, &[3, 4], &[0, 1]);
+    let mut count = Tensor::new(U32, &[1]);
+    let mut coords = Tensor::new(U32, &[12, 2]);
+    let (n, kb) = run_nonzero(&dev, &mut input, &f32_bytes(&v), &mut count, &mut coords);
+    assert_eq!(n, 6);
+    assert_eq!(
+        &u32s(kb.bytes())[..12],
+        &[0, 0, 0, 2, 1, 0, 1, 2, 2, 0, 2, 2]
+    );
+    // Transposed: logical [2,3] reading a [3,2] buffer.
+    let v = [1.0f32, 0.0, 0.0, 2.0, 3.0, 0.0]; // buffer [3,2]: [[1,0],[0,2],[3,0]]
+    let mut input = Tensor::strided(F32, &[2, 3], &[1, 2]); // logical [[1,0,3],[0,2,0]]
+    let mut count = Tensor::new(U32, &[1]);
+    let mut coords = Tensor::new(U32, &[6, 2]);
+    let (n, kb) = run_nonzero(&dev, &mut input, &f32_bytes(&v), &mut count, &mut coords);
+    assert_eq!(n, 3);
+    assert_eq!(&u32s(kb.bytes())[..6], &[0, 0, 0, 2, 1, 1]);
+}
+
+#[test]
+fn nonzero_validation_messages() {
+    let dev = Device::newest();
+    let check = |input: &mut Tensor,
+                 count: &mut Tensor,
+                 coords: &mut Tensor,
+                 hr: HRESULT,
+                 parts: &[&str]| {
+        let desc = nonzero_desc(input, count, coords);
+        let (got, msg) = dev
+            .create(
+                NZ,
+                (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
+            )
+            .err()
+            .unwrap();
+        assert_eq!(got, hr, "{msg}");
+        assert!(msg.starts_with("NONZERO_COORDINATES"), "{msg}");
+        for p in parts {
+            assert!(msg.contains(p), "{msg:?} lacks {p:?}");
+        }
+    };
+    // The api.md example message.
+    check(
+        &mut Tensor::new(F32, &[2, 4]),
+        &mut Tensor::new(U32, &[1]),
+        &mut Tensor::new(U32, &[1, 1, 6, 2]),
+        E_INVALIDARG,
+        &["OutputCoordinatesTensor Sizes[2] (M) is 6, must equal the input's element count 8"],
+    );
+    check(
+        &mut Tensor::new(F32, &[1, 2, 4]),
+        &mut Tensor::new(U32, &[1]),
+        &mut Tensor::new(U32, &[8, 1]),
+        E_INVALIDARG,
+        &["(N) is 1", "effective rank 2"],
+    );
+    check(
+        &mut Tensor::new(F32, &[2, 4]),
+        &mut Tensor::new(U32, &[1]),
+        &mut Tensor::new(U32, &[8, 3]),
+        E_INVALIDARG,
+        &["(N) is 3", "DimensionCount 2"],
+    );
+    check(
+        &mut Tensor::new(F32, &[2, 4]),
+        &mut Tensor::new(U32, &[2]),
+        &mut Tensor::new(U32, &[8, 2]),
+        E_INVALIDARG,
+        &["OutputCountTensor Sizes[0] is 2"],
+    );
+    check(
+        &mut Tensor::new(F32, &[2, 4]),
+        &mut Tensor::new(I32, &[1]),
+        &mut Tensor::new(U32, &[8, 2]),
+        E_INVALIDARG,
+        &["OutputCountTensor DataType is INT32 (6), must be UINT32"],
+    );
+    check(
+        &mut Tensor::new(F64, &[2, 4]),
+        &mut Tensor::new(U32, &[1]),
+        &mut Tensor::new(U32, &[8, 2]),
+        E_INVALIDARG,
+        &[
+            "InputTensor DataType is FLOAT64",
+            "DMLS_DEVICE_FLAG_EXTENSIONS",
+        ],
+    );
+    check(
+        &mut Tensor::new(F32, &[2, 4]),
+        &mut Tensor::new(U64, &[1]),
+        &mut Tensor::new(U64, &[8, 2]),
+        E_INVALIDARG,
+        &["DMLS_DEVICE_FLAG_EXTENSIONS"],
+    );
+    check(
+        &mut Tensor::new(12, &[2, 4]),
+        &mut Tensor::new(U32, &[1]),
+        &mut Tensor::new(U32, &[8, 2]),
+        E_INVALIDARG,
+        &["UINT4 (12)"],
+    );
+    check(
+        &mut Tensor::new(F32, &[2, 4]),
+        &mut Tensor::new(U32, &[1]),
+        &mut Tensor::new(U32, &[2, 8, 2]),
+        E_INVALIDARG,
+        &["OutputCoordinatesTensor Sizes[0] is 2"],
+    );
+    check(
+        &mut Tensor::new(F32, &[2, 4]),
+        &mut Tensor::new(U32, &[1]),
+        &mut Tensor::new(U32, &[16]),
+        E_INVALIDARG,
+        &["OutputCoordinatesTensor DimensionCount is 1, must be 2 to 8"],
+    );
+    let mut zero = Tensor::new(F32, &[2, 4]);
+    zero.sizes[1] = 0;
+    check(
+        &mut zero,
+        &mut Tensor::new(U32, &[1]),
+        &mut Tensor::new(U32, &[8, 2]),
+        E_INVALIDARG,
+        &["InputTensor Sizes[1] is 0"],
+    );
+    let mut small = Tensor::new(F32, &[2, 4]);
+    small.total = 28;
+    check(
+        &mut small,
+        &mut Tensor::new(U32, &[1]),
+        &mut Tensor::new(U32, &[8, 2]),
+        E_INVALIDARG,
+        &["TotalTensorSizeInBytes is 28, less than the 32 bytes"],
+    );
+    let mut odd = Tensor::new(F32, &[2, 4]);
+    odd.total = 34;
+    check(
+        &mut odd,
+        &mut Tensor::new(U32, &[1]),
+        &mut Tensor::new(U32, &[8, 2]),
+        E_INVALIDARG,
+        &["TotalTensorSizeInBytes is 34, must be a multiple of 4"],
+    );
+    let mut flags = Tensor::new(F32, &[2, 4]);
+    flags.flags = 1;
+    check(
+        &mut flags,
+        &mut Tensor::new(U32, &[1]),
+        &mut Tensor::new(U32, &[8, 2]),
+        E_INVALIDARG,
+        &["OWNED_BY_DML"],
+    );
+    let mut align = Tensor::new(F32, &[2, 4]);
+    align.alignment = 2;
+    check(
+        &mut align,
+        &mut Tensor::new(U32, &[1]),
+        &mut Tensor::new(U32, &[8, 2]),
+        E_INVALIDARG,
+        &["GuaranteedBaseOffsetAlignment is 2"],
+    );
+    let mut nine = Tensor::new(F32, &[2, 4]);
+    nine.dims_override = Some(9);
+    check(
+        &mut nine,
+        &mut Tensor::new(U32, &[1]),
+        &mut Tensor::new(U32, &[8, 2]),
+        E_INVALIDARG,
+        &["InputTensor DimensionCount is 9"],
+    );
+    let mut huge = Tensor::new(F32, &[65536, 65536]);
+    huge.total = u64::MAX & !3;
+    check(
+        &mut huge,
+        &mut Tensor::new(U32, &[1]),
+        &mut Tensor::new(U32, &[65536, 2]),
+        E_INVALIDARG,
+        &["4294967296 elements"],
+    );
+    let mut over = Tensor::strided(F32, &[2, 4], &[u32::MAX, u32::MAX]);
+    over.total = 64;
+    check(
+        &mut over,
+        &mut Tensor::new(U32, &[1]),
+        &mut Tensor::new(U32, &[8, 2]),
+        E_INVALIDARG,
+        &["TotalTensorSizeInBytes is 64, less than"],
+    );
+}
+
+#[test]
+fn null_pointers_are_e_pointer() {
+    let dev = Device::newest();
+    let mut d = ptr::null_mut();
+    assert_eq!(
+        unsafe { dmls_device_create(ptr::null(), ptr::null_mut()) },
+        E_POINTER
+    );
+    assert_eq!(unsafe { dmls_device_create(ptr::null(), &mut d) }, S_OK);
+    unsafe { dmls_device_release(d) };
+    let mut op = ptr::null_mut();
+    let nz = DML_OPERATOR_DESC {
+        Type: NZ,
+        Desc: ptr::null(),
+    };
+    assert_eq!(
+        unsafe { dmls_device_create_operator(dev.0, &nz, &mut op) },
+        E_POINTER
+    );
+    assert!(last_error().contains("Desc is NULL"));
+    assert_eq!(
+        unsafe { dmls_device_create_operator(ptr::null(), &nz, &mut op) },
+        E_POINTER
+    );
+    assert_eq!(
+        unsafe { dmls_device_create_operator(dev.0, ptr::null(), &mut op) },
+        E_POINTER
+    );
+    let mut input = Tensor::new(F32, &[2, 4]);
+    let mut count = Tensor::new(U32, &[1]);
+    let mut coords = Tensor::new(U32, &[8, 2]);
+    let mut desc = nonzero_desc(&mut input, &mut count, &mut coords);
+    desc.OutputCountTensor = ptr::null();
+    let (hr, msg) = dev
+        .create(
+            NZ,
+            (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
+        )
+        .err()
+        .unwrap();
+    assert_eq!(hr, E_POINTER);
+    assert!(msg.contains("OutputCountTensor is NULL"), "{msg}");
+    let mut input = Tensor::new(F32, &[2, 4]);
+    input.sizes = vec![];
+    input.dims_override = Some(2);
+    let mut desc = nonzero_desc(&mut input, &mut count, &mut coords);
+    // A NULL Sizes array with a nonzero count.
+    unsafe {
+        let t = &*desc.InputTensor;
+        let b = t.Desc as *mut DML_BUFFER_TENSOR_DESC;
+        (*b).Sizes = ptr::null();
+    }
+    desc.OutputCountTensor = count.desc();
+    let (hr, msg) = dev
+        .create(
+            NZ,
+            (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
+        )
+        .err()
+        .unwrap();
+    assert_eq!(hr, E_POINTER);
+    assert!(msg.contains("InputTensor Sizes is NULL"), "{msg}");
+}
+
+#[test]
+fn operator_types() {
+    let dev = Device::newest();
+    let mut op = ptr::null_mut();
+    let dummy = 0u64;
+    for (ty, hr) in [
+        (0u32, E_INVALIDARG),
+        (103, E_NOTIMPL),
+        (1, E_NOTIMPL),
+        (177, E_NOTIMPL),
+        (178, E_INVALIDARG),
+        (u32::MAX, E_INVALIDARG),
+    ] {
+        let d = DML_OPERATOR_DESC {
+            Type: DML_OPERATOR_TYPE(ty),
+            Desc: (&dummy as *const u64).cast(),
+        };
+        assert_eq!(
+            unsafe { dmls_device_create_operator(dev.0, &d, &mut op) },
+            hr,
+            "type {ty}"
+        );
+        assert!(!last_error().is_empty());
+        assert!(op.is_null());
+    }
+}
+
+#[test]
+fn device_levels_and_flags() {
+    let mut d = ptr::null_mut();
+    for (level, flags, threads, hr) in [
+        (0u32, 0u32, 0u32, S_OK),
+        (0x1000, 0, 1, S_OK),
+        (0x6400, 1, 2, S_OK),
+        (0x6500, 0, 0, DXGI_ERROR_UNSUPPORTED),
+        (0x7000, 0, 0, DXGI_ERROR_UNSUPPORTED),
+        (0x1234, 0, 0, E_INVALIDARG),
+        (0x1100, 0, 0, E_INVALIDARG),
+        (0x10000, 0, 0, E_INVALIDARG),
+        (0, 2, 0, E_INVALIDARG),
+        (0, 0x80000000, 0, E_INVALIDARG),
+        (0, 0, 5000, E_INVALIDARG),
+    ] {
+        let desc = dmls_device_desc {
+            feature_level: DML_FEATURE_LEVEL(level),
+            thread_count: threads,
+            flags,
+        };
+        d = ptr::null_mut();
+        let got = unsafe { dmls_device_create(&desc, &mut d) };
+        assert_eq!(
+            got,
+            hr,
+            "level {level:#x} flags {flags:#x}: {}",
+            last_error()
+        );
+        if got == S_OK {
+            assert!(!d.is_null());
+            unsafe { dmls_device_release(d) };
+        } else {
+            assert!(d.is_null());
+            assert!(!last_error().is_empty());
+        }
+    }
+    let _ = d;
+    unsafe { dmls_device_release(ptr::null_mut()) };
+    unsafe { dmls_operator_release(ptr::null_mut()) };
+}
+
+#[test]
+fn feature_queries() {
+    let dev = Device::new(0x5100, 1, 0);
+    let mut support = DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT { IsSupported: -1 };
+    for (ty, yes) in [(0u32, 0), (1, 1), (11, 1), (12, 0), (13, 0), (99, 0)] {
+        let q = DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT {
+            DataType: DML_TENSOR_DATA_TYPE(ty),
+        };
+        let hr = unsafe {
+            dmls_device_check_feature_support(
+                dev.0,
+                DML_FEATURE::TENSOR_DATA_TYPE_SUPPORT,
+                4,
+                &q as *const _ as *const _,
+                4,
+                &mut support as *mut _ as *mut _,
+            )
+        };
+        assert_eq!(hr, S_OK);
+        assert_eq!(support.IsSupported, yes, "type {ty}");
+    }
+    let levels = [
+        DML_FEATURE_LEVEL_3_0,
+        DML_FEATURE_LEVEL_6_4,
+        DML_FEATURE_LEVEL_5_1,
+        DML_FEATURE_LEVEL_4_0,
+    ];
+    let q = DML_FEATURE_QUERY_FEATURE_LEVELS {
+        RequestedFeatureLevelCount: 4,
+        RequestedFeatureLevels: levels.as_ptr(),
+    };
+    let mut out = DML_FEATURE_DATA_FEATURE_LEVELS {
+        MaxSupportedFeatureLevel: DML_FEATURE_LEVEL(0),
+    };
+    let call = |q: &DML_FEATURE_QUERY_FEATURE_LEVELS,
+                qs: u32,
+                out: &mut DML_FEATURE_DATA_FEATURE_LEVELS,
+                ss: u32| unsafe {
+        dmls_device_check_feature_support(
+            dev.0,
+            DML_FEATURE::FEATURE_LEVELS,
+            qs,
+            q as *const _ as *const _,
+            ss,
+            out as *mut _ as *mut _,
+        )
+    };
+    assert_eq!(call(&q, 16, &mut out, 4), S_OK);
+    assert_eq!(out.MaxSupportedFeatureLevel, DML_FEATURE_LEVEL_5_1);
+    assert_eq!(call(&q, 8, &mut out, 4), E_INVALIDARG);
+    assert_eq!(call(&q, 16, &mut out, 8), E_INVALIDARG);
+    let above = [DML_FEATURE_LEVEL_6_0];
+    let q2 = DML_FEATURE_QUERY_FEATURE_LEVELS {
+        RequestedFeatureLevelCount: 1,
+        RequestedFeatureLevels: above.as_ptr(),
+    };
+    assert_eq!(call(&q2, 16, &mut out, 4), DXGI_ERROR_UNSUPPORTED);
+    let q3 = DML_FEATURE_QUERY_FEATURE_LEVELS {
+        RequestedFeatureLevelCount: 0,
+        RequestedFeatureLevels: above.as_ptr(),
+    };
+    assert_eq!(call(&q3, 16, &mut out, 4), E_INVALIDARG);
+    let q4 = DML_FEATURE_QUERY_FEATURE_LEVELS {
+        RequestedFeatureLevelCount: 1,
+        RequestedFeatureLevels: ptr::null(),
+    };
+    assert_eq!(call(&q4, 16, &mut out, 4), E_POINTER);
+    let hr = unsafe {
+        dmls_device_check_feature_support(
+            dev.0,
+            DML_FEATURE(7),
+            4,
+            &q as *const _ as *const _,
+            4,
+            &mut out as *mut _ as *mut _,
+        )
+    };
+    assert_eq!(hr, DXGI_ERROR_UNSUPPORTED);
+    let hr = unsafe {
+        dmls_device_check_feature_support(
+            dev.0,
+            DML_FEATURE::FEATURE_LEVELS,
+            16,
+            ptr::null(),
+            4,
+            &mut out as *mut _ as *mut _,
+        )
+    };
+    assert_eq!(hr, E_POINTER);
+}
+
+fn run_diag1(
+    dev: &Device,
+    input: Option<(&mut Tensor, &[u8])>,
+    output: &mut Tensor,
+    value: [u8; 8],
+    b: i32,
+    e: i32,
+) -> Buffer {
+    let mut inb = input.as_ref().map(|(_, d)| Buffer::with_bytes(d));
+    let (it, _) = match input {
+        Some((t, d)) => (Some(t), Some(d)),
+        None => (None, None),
+    };
+    let desc = diag1_desc(it, output, value, b, e);
+    let op = dev
+        .create(
+            DM1,
+            (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
+        )
+        .expect("create");
+    let mut ob = Buffer::new(output.total as usize);
+    let obb = ob.binding();
+    let ib = inb.as_mut().map(|b| b.binding());
+    let input_binding = ib.as_ref().map_or(none_binding(), |b| bind(b));
+    execute(&op, &[input_binding], &[bind(&obb)]).expect("execute");
+    assert!(ob.guards_intact());
+    ob
+}
+
+fn seed_input() -> Vec<u8> {
+    f32_bytes(&[
+        4., 7., 3., 7., 9., 1., 2., 8., 6., 9., 9., 4., 1., 8., 7., 4., 3., 4., 2., 4.,
+    ])
+}
+
+#[test]
+fn seed_diagonal_matrix1_examples() {
+    let dev = Device::newest();
+    // Default identity matrix (the page says Value 7 but shows ones; the pseudocode gives 7).
+    let ob = run_diag1(
+        &dev,
+        None,
+        &mut Tensor::new(F32, &[4, 5]),
+        f32_value(7.0),
+        0,
+        1,
+    );
+    assert_eq!(
+        f32s(ob.bytes()),
+        [7., 0., 0., 0., 0., 0., 7., 0., 0., 0., 0., 0., 7., 0., 0., 0., 0., 0., 7., 0.]
+    );
+    let ob = run_diag1(
+        &dev,
+        None,
+        &mut Tensor::new(F32, &[4, 5]),
+        f32_value(1.0),
+        0,
+        1,
+    );
+    assert_eq!(
+        f32s(ob.bytes()),
+        [1., 0., 0., 0., 0., 0., 1., 0., 0., 0., 0., 0., 1., 0., 0., 0., 0., 0., 1., 0.]
+    );
+    // A 3-wide strip.
+    let ob = run_diag1(
+        &dev,
+        None,
+        &mut Tensor::new(F32, &[4, 5]),
+        f32_value(7.0),
+        0,
+        3,
+    );
+    assert_eq!(
+        f32s(ob.bytes()),
+        [7., 7., 7., 0., 0., 0., 7., 7., 7., 0., 0., 0., 7., 7., 7., 0., 0., 0., 7., 7.]
+    );
+    // Keep the strictly upper triangle.
+    let data = seed_input();
+    let ob = run_diag1(
+        &dev,
+        Some((&mut Tensor::new(F32, &[4, 5]), &data)),
+        &mut Tensor::new(F32, &[4, 5]),
+        f32_value(0.0),
+        i32::MIN,
+        1,
+    );
+    assert_eq!(
+        f32s(ob.bytes()),
+        [0., 7., 3., 7., 9., 0., 0., 8., 6., 9., 0., 0., 0., 8., 7., 0., 0., 0., 0., 4.]
+    );
+    // Keep only the diagonal.
+    let ob = run_diag1(
+        &dev,
+        Some((&mut Tensor::new(F32, &[4, 5]), &data)),
+        &mut Tensor::new(F32, &[4, 5]),
+        f32_value(0.0),
+        1,
+        0,
+    );
+    assert_eq!(
+        f32s(ob.bytes()),
+        [4., 0., 0., 0., 0., 0., 2., 0., 0., 0., 0., 0., 1., 0., 0., 0., 0., 0., 2., 0.]
+    );
+}
+
+#[test]
+fn diagonal_matrix1_extreme_bounds() {
+    let dev = Device::newest();
+    let data = seed_input();
+    for (b, e) in [
+        (i32::MIN, i32::MAX),
+        (i32::MAX, i32::MIN),
+        (i32::MIN, i32::MIN),
+        (i32::MAX, i32::MAX),
+        (0, i32::MAX),
+        (i32::MIN, 0),
+        (3, 3),
+    ] {
+        let mut input = Tensor::new(F32, &[4, 5]);
+        let mut output = Tensor::new(F32, &[4, 5]);
+        let ob = run_diag1(
+            &dev,
+            Some((&mut input, &data)),
+            &mut output,
+            f32_value(-1.0),
+            b,
+            e,
+        );
+        let mut expect = vec![0u8; 80];
+        directml_subset::reference::diagonal_matrix1(
+            Some((&input.rust(), &data)),
+            &output.rust(),
+            &mut expect,
+            f32_value(-1.0),
+            b,
+            e,
+        );
+        assert_eq!(ob.bytes(), &expect[..], "begin {b} end {e}");
+    }
+}
+
+#[test]
+fn diagonal_matrix1_in_place_and_overlap() {
+    let dev = Device::newest();
+    let mut input = Tensor::new(F32, &[4, 5]);
+    let mut output = Tensor::new(F32, &[4, 5]);
+    let desc = diag1_desc(Some(&mut input), &mut output, f32_value(0.0), i32::MIN, 1);
+    let op = dev
+        .create(
+            DM1,
+            (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
+        )
+        .unwrap();
+    let mut buf = Buffer::with_bytes(&seed_input());
+    let b = buf.binding();
+    execute(&op, &[bind(&b)], &[bind(&b)]).expect("in place");
+    assert_eq!(
+        f32s(buf.bytes()),
+        [0., 7., 3., 7., 9., 0., 0., 8., 6., 9., 0., 0., 0., 8., 7., 0., 0., 0., 0., 4.]
+    );
+    // Overlapping but not the same address: rejected, nothing written.
+    let mut big = Buffer::new(80 + 16);
+    let before = big.all().to_vec();
+    let mut b1 = big.binding();
+    b1.SizeInBytes = 80;
+    let mut b2 = big.binding();
+    b2.Offset += 16;
+    b2.SizeInBytes = 80;
+    let (hr, msg) = execute(&op, &[bind(&b1)], &[bind(&b2)]).unwrap_err();
+    assert_eq!(hr, E_INVALIDARG);
+    assert!(msg.contains("overlaps"), "{msg}");
+    assert_eq!(big.all(), &before[..]);
+}
+
+#[test]
+fn diagonal_matrix1_all_types_batched_strided() {
+    let dev = Device::newest();
+    for ty in 1..=11u32 {
+        let size = [0, 4, 2, 4, 2, 1, 4, 2, 1, 8, 8, 8][ty as usize];
+        let sizes = [2u32, 3, 4, 5];
+        let mut input = Tensor::new(ty, &sizes);
+        let n: usize = sizes.iter().product::<u32>() as usize;
+        let data: Vec<u8> = (0..n * size).map(|i| (i * 7 + 3) as u8).collect();
+        // Output strided with padding: row pitch 7 elements.
+        let mut output = Tensor::strided(ty, &sizes, &[3 * 4 * 7, 4 * 7, 7, 1]);
+        let mut value = [0u8; 8];
+        for (i, v) in value.iter_mut().enumerate() {
+            *v = 0x10 + i as u8;
+        }
+        let ob = run_diag1(&dev, Some((&mut input, &data)), &mut output, value, -1, 2);
+        let mut expect = vec![CANARY; output.total as usize];
+        directml_subset::reference::diagonal_matrix1(
+            Some((&input.rust(), &data)),
+            &output.rust(),
+            &mut expect,
+            value,
+            -1,
+            2,
+        );
+        assert_eq!(ob.bytes(), &expect[..], "type {ty}");
+    }
+}
+
+#[test]
+fn diagonal_matrix1_validation() {
+    let dev = Device::newest();
+    let check = |input: Option<&mut Tensor>, output: &mut Tensor, vt: u32, parts: &[&str]| {
+        let mut desc = diag1_desc(input, output, [0; 8], 0, 1);
+        desc.ValueDataType = DML_TENSOR_DATA_TYPE(vt);
+        let (hr, msg) = dev
+            .create(
+                DM1,
+                (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
+            )
+            .err()
+            .unwrap();
+        assert_eq!(hr, E_INVALIDARG, "{msg}");
+        for p in parts {
+            assert!(msg.contains(p), "{msg:?} lacks {p:?}");
+        }
+    };
+    check(
+        None,
+        &mut Tensor::new(F32, &[4, 5]),
+        I32,
+        &["ValueDataType is INT32 (6), must equal OutputTensor's DataType FLOAT32"],
+    );
+    check(
+        None,
+        &mut Tensor::new(F32, &[5]),
+        F32,
+        &["OutputTensor DimensionCount is 1, must be 2 to 4"],
+    );
+    check(
+        None,
+        &mut Tensor::new(F32, &[1, 1, 1, 4, 5]),
+        F32,
+        &["DimensionCount is 5"],
+    );
+    check(
+        Some(&mut Tensor::new(I32, &[4, 5])),
+        &mut Tensor::new(F32, &[4, 5]),
+        F32,
+        &["InputTensor DataType is INT32"],
+    );
+    check(
+        Some(&mut Tensor::new(F32, &[4, 6])),
+        &mut Tensor::new(F32, &[4, 5]),
+        F32,
+        &["InputTensor Sizes [4, 6] must equal OutputTensor Sizes [4, 5]"],
+    );
+    check(
+        Some(&mut Tensor::new(F32, &[1, 4, 5])),
+        &mut Tensor::new(F32, &[4, 5]),
+        F32,
+        &["InputTensor DimensionCount is 3"],
+    );
+    let old = Device::new(0x5000, 1, 0);
+    let mut out = Tensor::new(F32, &[4, 5]);
+    let desc = diag1_desc(None, &mut out, [0; 8], 0, 1);
+    let (hr, msg) = old
+        .create(
+            DM1,
+            (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
+        )
+        .err()
+        .unwrap();
+    assert_eq!(hr, E_INVALIDARG);
+    assert!(
+        msg.contains("DML_FEATURE_LEVEL_5_1") && msg.contains("5_0"),
+        "{msg}"
+    );
+}
+
+fn diag0(
+    dev: &Device,
+    out: &mut Tensor,
+    offset: i32,
+    value: f32,
+) -> Result<Buffer, (HRESULT, String)> {
+    let desc = Box::new(DML_DIAGONAL_MATRIX_OPERATOR_DESC {
+        OutputTensor: out.desc(),
+        Offset: offset,
+        Value: value,
+    });
+    let op = dev.create(
+        DM,
+        (&*desc as *const DML_DIAGONAL_MATRIX_OPERATOR_DESC).cast(),
+    )?;
+    let mut ob = Buffer::new(out.total as usize);
+    let obb = ob.binding();
+    let hr = unsafe { dmls_operator_execute(op.0, 0, ptr::null(), 1, &bind(&obb)) };
+    assert_eq!(hr, S_OK, "{}", last_error());
+    assert!(ob.guards_intact());
+    Ok(ob)
+}
+
+#[test]
+fn diagonal_matrix_conversions_and_levels() {
+    let dev = Device::newest();
+    let ob = diag0(&dev, &mut Tensor::new(I32, &[3, 3]), 0, 10.6).unwrap();
+    assert_eq!(u32s(ob.bytes()), [10, 0, 0, 0, 10, 0, 0, 0, 10]);
+    let ob = diag0(&dev, &mut Tensor::new(I32, &[3, 3]), 1, -10.6).unwrap();
+    assert_eq!(
+        u32s(ob.bytes()),
+        [0, (-10i32) as u32, 0, 0, 0, (-10i32) as u32, 0, 0, 0]
+    );
+    let ob = diag0(&dev, &mut Tensor::new(F16, &[2, 2]), 0, 1.0 + 1.0 / 4096.0).unwrap();
+    // 1 + 2^-12 rounds to nearest even: 1.0 (0x3C00).
+    assert_eq!(&ob.bytes()[..2], &0x3C00u16.to_ne_bytes());
+    let ob = diag0(&dev, &mut Tensor::new(F64, &[2, 2]), i32::MAX, 2.5).unwrap();
+    assert!(ob.bytes().iter().all(|&b| b == 0));
+    let ob = diag0(&dev, &mut Tensor::new(U8, &[2, 3]), -1, 300.0).unwrap();
+    assert_eq!(&ob.bytes()[..6], &[0, 0, 0, 255, 0, 0]);
+    // Levels: 2.0 has only 4-dim FLOAT32/16; 2.1 adds the small ints; 5.1 the 64-bit types.
+    let l20 = Device::new(0x2000, 1, 0);
+    assert!(diag0(&l20, &mut Tensor::new(F32, &[1, 1, 3, 3]), 0, 1.0).is_ok());
+    let (hr, msg) = diag0(&l20, &mut Tensor::new(I32, &[1, 1, 3, 3]), 0, 1.0)
+        .err()
+        .unwrap();
+    assert_eq!(hr, E_INVALIDARG);
+    assert!(msg.contains("2_1"), "{msg}");
+    let (_, msg) = diag0(&l20, &mut Tensor::new(F32, &[3, 3]), 0, 1.0)
+        .err()
+        .unwrap();
+    assert!(msg.contains("must be 4"), "{msg}");
+    let l40 = Device::new(0x4000, 1, 0);
+    assert!(diag0(&l40, &mut Tensor::new(I8, &[3, 3]), 0, 1.0).is_ok());
+    let (_, msg) = diag0(&l40, &mut Tensor::new(I64, &[3, 3]), 0, 1.0)
+        .err()
+        .unwrap();
+    assert!(msg.contains("5_1"), "{msg}");
+    let (_, msg) = diag0(
+        &Device::new(0x1000, 1, 0),
+        &mut Tensor::new(F32, &[1, 1, 3, 3]),
+        0,
+        1.0,
+    )
+    .err()
+    .unwrap();
+    assert!(msg.contains("DML_FEATURE_LEVEL_2_0"), "{msg}");
+}
+
+#[test]
+fn binding_rules() {
+    let dev = Device::newest();
+    let mut input = Tensor::new(F32, &[2, 4]);
+    let mut count = Tensor::new(U32, &[1]);
+    let mut coords = Tensor::new(U32, &[8, 2]);
+    let desc = nonzero_desc(&mut input, &mut count, &mut coords);
+    let op = dev
+        .create(
+            NZ,
+            (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
+        )
+        .unwrap();
+    let mut inb = Buffer::with_bytes(&f32_bytes(&[1.0; 8]));
+    let mut cb = Buffer::new(4);
+    let mut kb = Buffer::new(64);
+    let (ib, cbb, kbb) = (inb.binding(), cb.binding(), kb.binding());
+    let expect_fail =
+        |inputs: &[DML_BINDING_DESC], outputs: &[DML_BINDING_DESC], hr: HRESULT, part: &str| {
+            let (got, msg) = execute(&op, inputs, outputs).unwrap_err();
+            assert_eq!(got, hr, "{msg}");
+            assert!(msg.contains(part), "{msg:?} lacks {part:?}");
+        };
+    expect_fail(
+        &[],
+        &[bind(&cbb), bind(&kbb)],
+        E_INVALIDARG,
+        "input_count is 0",
+    );
+    expect_fail(
+        &[bind(&ib)],
+        &[bind(&cbb)],
+        E_INVALIDARG,
+        "output_count is 1",
+    );
+    expect_fail(
+        &[none_binding()],
+        &[bind(&cbb), bind(&kbb)],
+        E_INVALIDARG,
+        "DML_BINDING_TYPE_NONE",
+    );
+    let mut small = ib.clone();
+    small.SizeInBytes = 16;
+    expect_fail(
+        &[bind(&small)],
+        &[bind(&cbb), bind(&kbb)],
+        E_INVALIDARG,
+        "SizeInBytes is 16",
+    );
+    let mut odd = ib.clone();
+    odd.Offset = 8;
+    expect_fail(
+        &[bind(&odd)],
+        &[bind(&cbb), bind(&kbb)],
+        E_INVALIDARG,
+        "Offset is 8, must be a multiple of 16",
+    );
+    let mut nul = ib.clone();
+    nul.Buffer = ptr::null_mut();
+    expect_fail(
+        &[bind(&nul)],
+        &[bind(&cbb), bind(&kbb)],
+        E_POINTER,
+        "Buffer is NULL",
+    );
+    let arr = DML_BINDING_DESC {
+        Type: DML_BINDING_TYPE::BUFFER_ARRAY,
+        Desc: (&*ib as *const DML_BUFFER_BINDING).cast(),
+    };
+    expect_fail(
+        &[arr],
+        &[bind(&cbb), bind(&kbb)],
+        E_INVALIDARG,
+        "BUFFER_ARRAY",
+    );
+    let bad = DML_BINDING_DESC {
+        Type: DML_BINDING_TYPE(9),
+        Desc: (&*ib as *const DML_BUFFER_BINDING).cast(),
+    };
+    expect_fail(&[bad], &[bind(&cbb), bind(&kbb)], E_INVALIDARG, "Type is 9");
+    let nodesc = DML_BINDING_DESC {
+        Type: DML_BINDING_TYPE::BUFFER,
+        Desc: ptr::null(),
+    };
+    expect_fail(
+        &[nodesc],
+        &[bind(&cbb), bind(&kbb)],
+        E_POINTER,
+        "binding Desc is NULL",
+    );
+    // Count and coordinates overlapping.
+    let mut overlap = kbb.clone();
+    overlap.SizeInBytes = 64;
+    expect_fail(
+        &[bind(&ib)],
+        &[bind(&overlap), bind(&kbb)],
+        E_INVALIDARG,
+        "overlaps",
+    );
+    // Output overlapping the input.
+    let mut onto_input = ib.clone();
+    onto_input.SizeInBytes = 64;
+    expect_fail(
+        &[bind(&ib)],
+        &[bind(&cbb), bind(&onto_input)],
+        E_INVALIDARG,
+        "overlaps",
+    );
+    let over = Box::new(DML_BUFFER_BINDING {
+        Buffer: ib.Buffer,
+        Offset: u64::MAX - 15,
+        SizeInBytes: 32,
+    });
+    expect_fail(
+        &[bind(&over)],
+        &[bind(&cbb), bind(&kbb)],
+        E_INVALIDARG,
+        "address space",
+    );
+    let hr = unsafe {
+        dmls_operator_execute(op.0, 1, ptr::null(), 2, [bind(&cbb), bind(&kbb)].as_ptr())
+    };
+    assert_eq!(hr, E_POINTER);
+    let hr = unsafe {
+        dmls_operator_execute(
+            ptr::null(),
+            1,
+            [bind(&ib)].as_ptr(),
+            2,
+            [bind(&cbb), bind(&kbb)].as_ptr(),
+        )
+    };
+    assert_eq!(hr, E_POINTER);
+    // Nothing was ever written.
+    assert!(cb.all().iter().all(|&b| b == CANARY));
+    assert!(kb.all().iter().all(|&b| b == CANARY));
+    // Then a good call succeeds and clears the message.
+    execute(&op, &[bind(&ib)], &[bind(&cbb), bind(&kbb)]).unwrap();
+    assert_eq!(u32s(cb.bytes())[0], 8);
+}
+
+#[test]
+fn misaligned_and_guaranteed_alignment() {
+    let dev = Device::newest();
+    let mut out = Tensor::new(F32, &[4, 4]);
+    out.alignment = 64;
+    let desc = diag1_desc(None, &mut out, f32_value(1.0), 0, 1);
+    let op = dev
+        .create(
+            DM1,
+            (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
+        )
+        .unwrap();
+    let mut ob = Buffer::new(64 + 64);
+    let mut b = ob.binding();
+    b.Offset = 64; // storage is 8-aligned, GUARD 64: 64-aligned only if the Vec is
+    let aligned64 = (b.Buffer as usize + 64) % 64 == 0;
+    let r = execute(&op, &[none_binding()], &[bind(&b)]);
+    assert_eq!(r.is_ok(), aligned64, "{r:?}");
+    b.Offset = 16;
+    let (hr, msg) = execute(&op, &[none_binding()], &[bind(&b)]).unwrap_err();
+    assert_eq!(hr, E_INVALIDARG);
+    assert!(msg.contains("multiple of 64"), "{msg}");
+    // Element misalignment: a 4-byte type at an odd address.
+    let mut out = Tensor::new(F32, &[4, 4]);
+    let desc = diag1_desc(None, &mut out, f32_value(1.0), 0, 1);
+    let op = dev
+        .create(
+            DM1,
+            (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
+        )
+        .unwrap();
+    let mut ob = Buffer::new(128);
+    let mut b = ob.binding();
+    b.Buffer = unsafe { (b.Buffer as *mut u8).add(1) }.cast();
+    let (hr, msg) = execute(&op, &[none_binding()], &[bind(&b)]).unwrap_err();
+    assert_eq!(hr, E_INVALIDARG);
+    assert!(msg.contains("not aligned"), "{msg}");
+    assert!(ob.all().iter().all(|&x| x == CANARY));
+}
+
+#[test]
+fn calc_buffer_tensor_size() {
+    let s = [1u32, 1, 2, 4];
+    let calc = |t: u32, sizes: &[u32], strides: Option<&[u32]>| unsafe {
+        dmls_calc_buffer_tensor_size(
+            DML_TENSOR_DATA_TYPE(t),
+            sizes.len() as u32,
+            sizes.as_ptr(),
+            strides.map_or(ptr::null(), |s| s.as_ptr()),
+        )
+    };
+    assert_eq!(calc(F32, &s, None), 32);
+    assert_eq!(calc(U8, &[3], None), 4);
+    assert_eq!(calc(F16, &[3], None), 8);
+    assert_eq!(calc(12, &[3], None), 4);
+    assert_eq!(calc(0, &s, None), 0);
+    assert_eq!(calc(99, &s, None), 0);
+    assert_eq!(calc(F32, &[2, 3], Some(&[2, 2 * 6])), (1 + 2 + 2 * 12) * 4);
+    assert_eq!(calc(F32, &[4, 4], Some(&[0, 0])), 4);
+    let elements = (u32::MAX as u64 - 1) * u32::MAX as u64 + 1 + 1;
+    assert_eq!(
+        calc(U8, &[u32::MAX, 2], Some(&[u32::MAX, 1])),
+        (elements + 3) & !3
+    );
+    assert_eq!(
+        calc(F64, &[u32::MAX, u32::MAX], Some(&[u32::MAX, u32::MAX])),
+        0,
+        "overflow gives 0"
+    );
+    assert_eq!(calc(F64, &[u32::MAX; 8], None), 0, "overflow gives 0");
+    assert_eq!(
+        unsafe {
+            dmls_calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE(1), 0, s.as_ptr(), ptr::null())
+        },
+        0
+    );
+    assert_eq!(
+        unsafe {
+            dmls_calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE(1), 2, ptr::null(), ptr::null())
+        },
+        0
+    );
+}
+
+#[test]
+fn messages_and_version() {
+    let v = unsafe { std::ffi::CStr::from_ptr(dmls_version()) };
+    assert_eq!(v.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
+    // A failure sets the message; truncation keeps the full length and a NUL.
+    let hr = unsafe { dmls_device_create(ptr::null(), ptr::null_mut()) };
+    assert_eq!(hr, E_POINTER);
+    let full = last_error();
+    let mut small = [0x55u8; 8];
+    let n = unsafe { dmls_get_last_error_message(small.as_mut_ptr().cast(), small.len()) };
+    assert_eq!(n, full.len());
+    assert_eq!(&small[..7], &full.as_bytes()[..7]);
+    assert_eq!(small[7], 0);
+    // Messages are per thread.
+    std::thread::spawn(|| assert_eq!(last_error(), ""))
+        .join()
+        .unwrap();
+    let mut d = ptr::null_mut();
+    assert_eq!(unsafe { dmls_device_create(ptr::null(), &mut d) }, S_OK);
+    assert_eq!(last_error(), "");
+    unsafe { dmls_device_release(d) };
+}
+
+#[test]
+fn desc_is_copied_at_creation() {
+    let dev = Device::newest();
+    let op = {
+        let mut out = Tensor::new(F32, &[3, 3]);
+        let desc = diag1_desc(None, &mut out, f32_value(2.0), 0, 1);
+        dev.create(
+            DM1,
+            (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
+        )
+        .unwrap()
+        // desc and out are freed here.
+    };
+    drop(dev); // the device may go before its operators
+    let mut ob = Buffer::new(36);
+    let b = ob.binding();
+    execute(&op, &[none_binding()], &[bind(&b)]).unwrap();
+    assert_eq!(f32s(ob.bytes()), [2., 0., 0., 0., 2., 0., 0., 0., 2.]);
+}

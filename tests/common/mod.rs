@@ -1,0 +1,321 @@
+//! Helpers for tests that go through the exported C functions, as a C program would.
+#![allow(dead_code)]
+
+use core::ffi::c_void;
+use core::ptr;
+
+use directml_subset::dml::*;
+use directml_subset::ffi::*;
+
+/// A tensor desc with owned size/stride arrays, convertible to the C structs.
+pub struct Tensor {
+    pub data_type: u32,
+    pub sizes: Vec<u32>,
+    pub strides: Option<Vec<u32>>,
+    pub total: u64,
+    pub flags: u32,
+    pub alignment: u32,
+    pub dims_override: Option<u32>,
+    buffer_desc: Box<DML_BUFFER_TENSOR_DESC>,
+    tensor_desc: Box<DML_TENSOR_DESC>,
+}
+
+impl Tensor {
+    pub fn new(data_type: u32, sizes: &[u32]) -> Tensor {
+        let total = unsafe {
+            dmls_calc_buffer_tensor_size(
+                DML_TENSOR_DATA_TYPE(data_type),
+                sizes.len() as u32,
+                sizes.as_ptr(),
+                ptr::null(),
+            )
+        };
+        Tensor::raw(data_type, sizes, None, total)
+    }
+
+    pub fn strided(data_type: u32, sizes: &[u32], strides: &[u32]) -> Tensor {
+        let total = unsafe {
+            dmls_calc_buffer_tensor_size(
+                DML_TENSOR_DATA_TYPE(data_type),
+                sizes.len() as u32,
+                sizes.as_ptr(),
+                strides.as_ptr(),
+            )
+        };
+        Tensor::raw(data_type, sizes, Some(strides), total)
+    }
+
+    pub fn raw(data_type: u32, sizes: &[u32], strides: Option<&[u32]>, total: u64) -> Tensor {
+        let null_desc = DML_BUFFER_TENSOR_DESC {
+            DataType: DML_TENSOR_DATA_TYPE(0),
+            Flags: DML_TENSOR_FLAGS(0),
+            DimensionCount: 0,
+            Sizes: ptr::null(),
+            Strides: ptr::null(),
+            TotalTensorSizeInBytes: 0,
+            GuaranteedBaseOffsetAlignment: 0,
+        };
+        Tensor {
+            data_type,
+            sizes: sizes.to_vec(),
+            strides: strides.map(|s| s.to_vec()),
+            total,
+            flags: 0,
+            alignment: 0,
+            dims_override: None,
+            buffer_desc: Box::new(null_desc),
+            tensor_desc: Box::new(DML_TENSOR_DESC {
+                Type: DML_TENSOR_TYPE::BUFFER,
+                Desc: ptr::null(),
+            }),
+        }
+    }
+
+    /// The C desc (valid while `self` lives and is not modified).
+    pub fn desc(&mut self) -> *const DML_TENSOR_DESC {
+        *self.buffer_desc = DML_BUFFER_TENSOR_DESC {
+            DataType: DML_TENSOR_DATA_TYPE(self.data_type),
+            Flags: DML_TENSOR_FLAGS(self.flags),
+            DimensionCount: self.dims_override.unwrap_or(self.sizes.len() as u32),
+            Sizes: self.sizes.as_ptr(),
+            Strides: self.strides.as_ref().map_or(ptr::null(), |s| s.as_ptr()),
+            TotalTensorSizeInBytes: self.total,
+            GuaranteedBaseOffsetAlignment: self.alignment,
+        };
+        self.tensor_desc.Desc = (&*self.buffer_desc as *const DML_BUFFER_TENSOR_DESC).cast();
+        &*self.tensor_desc
+    }
+
+    /// The same desc as the safe API's `TensorDesc`, for the reference implementations.
+    pub fn rust(&self) -> directml_subset::TensorDesc {
+        directml_subset::TensorDesc::raw(
+            DML_TENSOR_DATA_TYPE(self.data_type),
+            &self.sizes,
+            self.strides.as_deref(),
+            self.total,
+        )
+    }
+}
+
+pub struct Device(pub *mut dmls_device);
+
+impl Device {
+    pub fn new(level: u32, threads: u32, flags: u32) -> Device {
+        let desc = dmls_device_desc {
+            feature_level: DML_FEATURE_LEVEL(level),
+            thread_count: threads,
+            flags,
+        };
+        let mut d = ptr::null_mut();
+        let hr = unsafe { dmls_device_create(&desc, &mut d) };
+        assert_eq!(hr, S_OK, "dmls_device_create: {}", last_error());
+        Device(d)
+    }
+
+    pub fn newest() -> Device {
+        Device::new(0, 1, 0)
+    }
+
+    pub fn create(
+        &self,
+        ty: DML_OPERATOR_TYPE,
+        desc: *const c_void,
+    ) -> Result<Operator, (HRESULT, String)> {
+        let op_desc = DML_OPERATOR_DESC {
+            Type: ty,
+            Desc: desc,
+        };
+        let mut op = ptr::null_mut();
+        let hr = unsafe { dmls_device_create_operator(self.0, &op_desc, &mut op) };
+        if hr == S_OK {
+            assert_eq!(last_error(), "", "success must clear the message");
+            Ok(Operator(op))
+        } else {
+            assert!(op.is_null(), "failure must not write *op");
+            let msg = last_error();
+            assert!(!msg.is_empty(), "failure {hr:#x} without a message");
+            Err((hr, msg))
+        }
+    }
+}
+
+impl Drop for Device {
+    fn drop(&mut self) {
+        unsafe { dmls_device_release(self.0) };
+    }
+}
+
+pub struct Operator(pub *mut dmls_operator);
+
+impl Drop for Operator {
+    fn drop(&mut self) {
+        unsafe { dmls_operator_release(self.0) };
+    }
+}
+
+/// A 64-byte-aligned buffer with guard space around the tensor bytes.
+pub struct Buffer {
+    storage: Vec<u64>,
+    pub offset: usize,
+    pub len: usize,
+}
+
+pub const GUARD: usize = 64;
+pub const CANARY: u8 = 0xA5;
+
+impl Buffer {
+    /// `len` tensor bytes after a guard of 64 bytes, followed by 64 guard bytes, all CANARY.
+    pub fn new(len: usize) -> Buffer {
+        let words = (GUARD * 2 + len).div_ceil(8) + 8;
+        let mut b = Buffer {
+            storage: vec![0; words],
+            offset: GUARD,
+            len,
+        };
+        b.all_mut().fill(CANARY);
+        b
+    }
+
+    pub fn with_bytes(bytes: &[u8]) -> Buffer {
+        let mut b = Buffer::new(bytes.len());
+        b.bytes_mut().copy_from_slice(bytes);
+        b
+    }
+
+    pub fn all(&self) -> &[u8] {
+        bytemuck::cast_slice(&self.storage)
+    }
+
+    pub fn all_mut(&mut self) -> &mut [u8] {
+        bytemuck::cast_slice_mut(&mut self.storage)
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &self.all()[self.offset..self.offset + self.len]
+    }
+
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        let (o, l) = (self.offset, self.len);
+        &mut self.all_mut()[o..o + l]
+    }
+
+    /// True when every byte outside the tensor bytes is still the canary.
+    pub fn guards_intact(&self) -> bool {
+        let all = self.all();
+        all[..self.offset].iter().all(|&b| b == CANARY)
+            && all[self.offset + self.len..].iter().all(|&b| b == CANARY)
+    }
+
+    pub fn binding(&mut self) -> Box<DML_BUFFER_BINDING> {
+        let len = self.len as u64;
+        Box::new(DML_BUFFER_BINDING {
+            Buffer: self.all_mut().as_mut_ptr().cast(),
+            Offset: GUARD as u64,
+            SizeInBytes: len,
+        })
+    }
+}
+
+pub fn bind(b: &DML_BUFFER_BINDING) -> DML_BINDING_DESC {
+    DML_BINDING_DESC {
+        Type: DML_BINDING_TYPE::BUFFER,
+        Desc: (b as *const DML_BUFFER_BINDING).cast(),
+    }
+}
+
+pub fn none_binding() -> DML_BINDING_DESC {
+    DML_BINDING_DESC {
+        Type: DML_BINDING_TYPE::NONE,
+        Desc: ptr::null(),
+    }
+}
+
+/// Executes, returning the HRESULT and message.
+pub fn execute(
+    op: &Operator,
+    inputs: &[DML_BINDING_DESC],
+    outputs: &[DML_BINDING_DESC],
+) -> Result<(), (HRESULT, String)> {
+    let hr = unsafe {
+        dmls_operator_execute(
+            op.0,
+            inputs.len() as u32,
+            if inputs.is_empty() {
+                ptr::null()
+            } else {
+                inputs.as_ptr()
+            },
+            outputs.len() as u32,
+            outputs.as_ptr(),
+        )
+    };
+    if hr == S_OK {
+        assert_eq!(last_error(), "");
+        Ok(())
+    } else {
+        let msg = last_error();
+        assert!(!msg.is_empty(), "failure {hr:#x} without a message");
+        Err((hr, msg))
+    }
+}
+
+pub fn last_error() -> String {
+    let n = unsafe { dmls_get_last_error_message(ptr::null_mut(), 0) };
+    let mut buf = vec![0u8; n + 1];
+    let m = unsafe { dmls_get_last_error_message(buf.as_mut_ptr().cast(), buf.len()) };
+    assert_eq!(m, n);
+    assert_eq!(buf[n], 0);
+    String::from_utf8(buf[..n].to_vec()).expect("utf-8 message")
+}
+
+pub fn f32_bytes(v: &[f32]) -> Vec<u8> {
+    bytemuck::cast_slice(v).to_vec()
+}
+
+pub fn u32s(b: &[u8]) -> Vec<u32> {
+    b.chunks_exact(4)
+        .map(|c| u32::from_ne_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+pub fn f32s(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4)
+        .map(|c| f32::from_ne_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+/// A NONZERO_COORDINATES desc over three tensors.
+pub fn nonzero_desc(
+    input: &mut Tensor,
+    count: &mut Tensor,
+    coords: &mut Tensor,
+) -> Box<DML_NONZERO_COORDINATES_OPERATOR_DESC> {
+    Box::new(DML_NONZERO_COORDINATES_OPERATOR_DESC {
+        InputTensor: input.desc(),
+        OutputCountTensor: count.desc(),
+        OutputCoordinatesTensor: coords.desc(),
+    })
+}
+
+pub fn diag1_desc(
+    input: Option<&mut Tensor>,
+    output: &mut Tensor,
+    value: [u8; 8],
+    begin: i32,
+    end: i32,
+) -> Box<DML_DIAGONAL_MATRIX1_OPERATOR_DESC> {
+    Box::new(DML_DIAGONAL_MATRIX1_OPERATOR_DESC {
+        InputTensor: input.map_or(ptr::null(), |t| t.desc()),
+        ValueDataType: DML_TENSOR_DATA_TYPE(output.data_type),
+        OutputTensor: output.desc(),
+        Value: DML_SCALAR_UNION::from_bytes(value),
+        DiagonalFillBegin: begin,
+        DiagonalFillEnd: end,
+    })
+}
+
+pub fn f32_value(v: f32) -> [u8; 8] {
+    let mut b = [0u8; 8];
+    b[..4].copy_from_slice(&v.to_ne_bytes());
+    b
+}

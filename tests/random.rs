@@ -1,0 +1,411 @@
+//! Randomised comparison of the C API against the reference implementations, over shapes,
+//! types, strides (padded, permuted, broadcast), output strides, densities, fill ranges and
+//! thread counts. Set DMLS_SEED to replay a run; the seed is printed when a case fails.
+
+mod common;
+
+use common::*;
+use directml_subset::dml::*;
+use directml_subset::reference;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+fn seed() -> u64 {
+    std::env::var("DMLS_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+        })
+}
+
+const SIZES: [usize; 12] = [0, 4, 2, 4, 2, 1, 4, 2, 1, 8, 8, 8];
+
+/// Random sizes with `dims` dimensions and at most about `max` elements.
+fn random_sizes(rng: &mut SmallRng, dims: usize, max: u64) -> Vec<u32> {
+    loop {
+        let sizes: Vec<u32> = (0..dims)
+            .map(|_| match rng.random_range(0..6) {
+                0 => 1,
+                1 => rng.random_range(1..4),
+                2 => rng.random_range(60..70),
+                _ => rng.random_range(1..12),
+            })
+            .collect();
+        let n: u64 = sizes.iter().map(|&s| u64::from(s)).product();
+        if n <= max {
+            return sizes;
+        }
+    }
+}
+
+/// Random strides for `sizes`: packed (None), padded, permuted, or with broadcast dimensions.
+fn random_strides(rng: &mut SmallRng, sizes: &[u32], allow_broadcast: bool) -> Option<Vec<u32>> {
+    let d = sizes.len();
+    match rng.random_range(0..5) {
+        0 | 1 => None,
+        2 => {
+            // Padded: each dimension's pitch a little larger than needed.
+            let mut strides = vec![0u32; d];
+            let mut acc = 1u32;
+            for i in (0..d).rev() {
+                strides[i] = acc;
+                acc = acc * sizes[i] + rng.random_range(0..3);
+            }
+            Some(strides)
+        }
+        3 => {
+            // A random permutation of dimension order.
+            let mut order: Vec<usize> = (0..d).collect();
+            for i in (1..d).rev() {
+                order.swap(i, rng.random_range(0..=i));
+            }
+            let mut strides = vec![0u32; d];
+            let mut acc = 1u32;
+            for &i in &order {
+                strides[i] = acc;
+                acc *= sizes[i];
+            }
+            Some(strides)
+        }
+        _ => {
+            let mut strides = vec![0u32; d];
+            let mut acc = 1u32;
+            for i in (0..d).rev() {
+                if allow_broadcast && rng.random_bool(0.4) {
+                    strides[i] = 0;
+                } else {
+                    strides[i] = acc;
+                    acc *= sizes[i];
+                }
+            }
+            Some(strides)
+        }
+    }
+}
+
+fn tensor(ty: u32, sizes: &[u32], strides: Option<Vec<u32>>) -> Tensor {
+    match strides {
+        Some(s) => Tensor::strided(ty, sizes, &s),
+        None => Tensor::new(ty, sizes),
+    }
+}
+
+/// Random element bytes: zero with probability `1 - density`, else random nonzero-ish values
+/// (floats include -0.0, which counts as zero, and NaN).
+fn random_elements(rng: &mut SmallRng, ty: u32, bytes: usize, density: f64) -> Vec<u8> {
+    let size = SIZES[ty as usize];
+    let mut out = vec![0u8; bytes];
+    for e in out.chunks_exact_mut(size) {
+        if !rng.random_bool(density) {
+            if matches!(ty, 1 | 2 | 9) && rng.random_bool(0.3) {
+                e[size - 1] = 0x80; // -0.0
+            }
+            continue;
+        }
+        match rng.random_range(0..4) {
+            0 => e[0] = 1,
+            1 => e[size - 1] = 0x40,
+            2 => e.fill(0xFF), // NaN for floats, -1 for ints
+            _ => rng.fill(e),
+        }
+    }
+    out
+}
+
+#[test]
+fn nonzero_matches_reference() {
+    let seed = seed();
+    eprintln!("nonzero_matches_reference: DMLS_SEED={seed}");
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let serial = Device::new(0, 1, 0);
+    let parallel = Device::new(0, 2, 0);
+    let extended = Device::new(0, 2, DMLS_EXT);
+    for case in 0..400 {
+        let large = case % 50 == 0;
+        let ext = case % 7 == 0;
+        let in_ty = if ext {
+            [1u32, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11][rng.random_range(0..11)]
+        } else {
+            [1u32, 2, 3, 4, 5, 6, 7, 8][rng.random_range(0..8)]
+        };
+        let out_ty = if ext {
+            [3u32, 10, 11][rng.random_range(0..3)]
+        } else {
+            3
+        };
+        let dims = rng.random_range(1..=8);
+        let sizes = if large {
+            let mut s = vec![1u32; dims];
+            s[dims - 1] = rng.random_range(100_000..300_000);
+            if dims > 1 {
+                s[dims - 1] /= 3;
+                s[dims - 2] = 3;
+            }
+            s
+        } else {
+            random_sizes(&mut rng, dims, 5000)
+        };
+        let m: u32 = sizes.iter().product();
+        let mut input = tensor(in_ty, &sizes, random_strides(&mut rng, &sizes, true));
+        let rank = sizes.iter().skip_while(|&&s| s == 1).count();
+        let n = rng.random_range(rank.max(1)..=dims) as u32;
+        let kdims = rng.random_range(2..=8usize);
+        let mut csizes = vec![1u32; kdims];
+        csizes[kdims - 2] = m;
+        csizes[kdims - 1] = n;
+        let mut coords = match rng.random_range(0..4) {
+            0 => {
+                // ONNX Runtime's transposed layout.
+                let mut st = vec![0u32; kdims];
+                st[kdims - 2] = 2;
+                st[kdims - 1] = 2 * m;
+                Tensor::strided(out_ty, &csizes, &st)
+            }
+            1 => {
+                let mut st = vec![0u32; kdims];
+                st[kdims - 2] = n + rng.random_range(0..3);
+                st[kdims - 1] = 1;
+                Tensor::strided(out_ty, &csizes, &st)
+            }
+            _ => Tensor::new(out_ty, &csizes),
+        };
+        let cdims = rng.random_range(1..=8usize);
+        let mut count = Tensor::new(out_ty, &vec![1; cdims]);
+        let density = [0.0, 0.01, 0.3, 0.5, 0.9, 1.0][rng.random_range(0..6)];
+        let data = random_elements(&mut rng, in_ty, input.total as usize, density);
+        let dev = if ext {
+            &extended
+        } else if rng.random_bool(0.5) {
+            &serial
+        } else {
+            &parallel
+        };
+        let ctx = format!(
+            "case {case} (DMLS_SEED={seed}): type {in_ty}->{out_ty} sizes {sizes:?} strides {:?} coords {csizes:?} {:?} density {density}",
+            input.strides, coords.strides
+        );
+        let desc = nonzero_desc(&mut input, &mut count, &mut coords);
+        let op = dev
+            .create(
+                DML_OPERATOR_TYPE::NONZERO_COORDINATES,
+                (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
+            )
+            .unwrap_or_else(|e| panic!("{ctx}: create failed {e:?}"));
+        let mut inb = Buffer::with_bytes(&data);
+        let mut cb = Buffer::new(count.total as usize);
+        let mut kb = Buffer::new(coords.total as usize);
+        let (ib, cbb, kbb) = (inb.binding(), cb.binding(), kb.binding());
+        execute(&op, &[bind(&ib)], &[bind(&cbb), bind(&kbb)])
+            .unwrap_or_else(|e| panic!("{ctx}: {e:?}"));
+        let mut want_count = vec![CANARY; count.total as usize];
+        let mut want_coords = vec![CANARY; coords.total as usize];
+        reference::nonzero_coordinates(
+            &input.rust(),
+            &data,
+            &count.rust(),
+            &coords.rust(),
+            &mut want_count,
+            &mut want_coords,
+        );
+        assert!(cb.bytes() == &want_count[..], "{ctx}: count differs");
+        if kb.bytes() != &want_coords[..] {
+            let at = kb
+                .bytes()
+                .iter()
+                .zip(&want_coords)
+                .position(|(a, b)| a != b)
+                .unwrap();
+            panic!("{ctx}: coordinates differ first at byte {at}");
+        }
+        assert!(
+            cb.guards_intact() && kb.guards_intact(),
+            "{ctx}: guard bytes"
+        );
+    }
+}
+
+const DMLS_EXT: u32 = directml_subset::DMLS_DEVICE_FLAG_EXTENSIONS;
+
+#[test]
+fn diagonal_matrix1_matches_reference() {
+    let seed = seed();
+    eprintln!("diagonal_matrix1_matches_reference: DMLS_SEED={seed}");
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let serial = Device::new(0, 1, 0);
+    let parallel = Device::new(0, 2, 0);
+    let bounds = [
+        i32::MIN,
+        i32::MIN + 1,
+        -70,
+        -5,
+        -2,
+        -1,
+        0,
+        1,
+        2,
+        5,
+        70,
+        i32::MAX - 1,
+        i32::MAX,
+    ];
+    for case in 0..400 {
+        let ty = rng.random_range(1..=11u32);
+        let dims = rng.random_range(2..=4);
+        let sizes = if case % 40 == 0 {
+            let mut s = vec![1u32; dims];
+            s[dims - 1] = rng.random_range(500..800);
+            s[dims - 2] = rng.random_range(500..800);
+            s
+        } else {
+            random_sizes(&mut rng, dims, 4000)
+        };
+        let mut output = tensor(
+            ty,
+            &sizes,
+            random_strides(&mut rng, &sizes, false).filter(|_| rng.random_bool(0.5)),
+        );
+        let mode = rng.random_range(0..3); // 0: no input, 1: separate input, 2: in place
+        let mut input = match mode {
+            1 => Some(tensor(ty, &sizes, random_strides(&mut rng, &sizes, true))),
+            2 => Some(tensor(ty, &sizes, output.strides.clone())),
+            _ => None,
+        };
+        let begin = if rng.random_bool(0.5) {
+            bounds[rng.random_range(0..bounds.len())]
+        } else {
+            rng.random_range(-10..10)
+        };
+        let end = if rng.random_bool(0.5) {
+            bounds[rng.random_range(0..bounds.len())]
+        } else {
+            rng.random_range(-10..10)
+        };
+        let mut value = [0u8; 8];
+        rng.fill(&mut value[..]);
+        let dev = if rng.random_bool(0.5) {
+            &serial
+        } else {
+            &parallel
+        };
+        let ctx = format!(
+            "case {case} (DMLS_SEED={seed}): type {ty} sizes {sizes:?} out strides {:?} mode {mode} in strides {:?} begin {begin} end {end}",
+            output.strides,
+            input.as_ref().map(|i| i.strides.clone())
+        );
+        let desc = diag1_desc(input.as_mut(), &mut output, value, begin, end);
+        let op = dev
+            .create(
+                DML_OPERATOR_TYPE::DIAGONAL_MATRIX1,
+                (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
+            )
+            .unwrap_or_else(|e| panic!("{ctx}: create failed {e:?}"));
+        let out_len = output.total as usize;
+        let in_data = input
+            .as_ref()
+            .map(|i| random_elements(&mut rng, ty, i.total as usize, 0.8));
+        let mut want = vec![CANARY; out_len];
+        let mut ob = Buffer::new(out_len);
+        match mode {
+            2 => {
+                let d = in_data.as_ref().unwrap();
+                ob.bytes_mut().copy_from_slice(d);
+                want.copy_from_slice(d);
+                let copy = d.clone();
+                reference::diagonal_matrix1(
+                    Some((&input.as_ref().unwrap().rust(), &copy)),
+                    &output.rust(),
+                    &mut want,
+                    value,
+                    begin,
+                    end,
+                );
+                let b = ob.binding();
+                execute(&op, &[bind(&b)], &[bind(&b)]).unwrap_or_else(|e| panic!("{ctx}: {e:?}"));
+            }
+            1 => {
+                let d = in_data.as_ref().unwrap();
+                reference::diagonal_matrix1(
+                    Some((&input.as_ref().unwrap().rust(), d)),
+                    &output.rust(),
+                    &mut want,
+                    value,
+                    begin,
+                    end,
+                );
+                let mut inb = Buffer::with_bytes(d);
+                let (ib, obb) = (inb.binding(), ob.binding());
+                execute(&op, &[bind(&ib)], &[bind(&obb)])
+                    .unwrap_or_else(|e| panic!("{ctx}: {e:?}"));
+            }
+            _ => {
+                reference::diagonal_matrix1(None, &output.rust(), &mut want, value, begin, end);
+                let obb = ob.binding();
+                execute(&op, &[none_binding()], &[bind(&obb)])
+                    .unwrap_or_else(|e| panic!("{ctx}: {e:?}"));
+            }
+        }
+        if ob.bytes() != &want[..] {
+            let at = ob
+                .bytes()
+                .iter()
+                .zip(&want)
+                .position(|(a, b)| a != b)
+                .unwrap();
+            panic!("{ctx}: output differs first at byte {at}");
+        }
+        assert!(ob.guards_intact(), "{ctx}: guard bytes");
+    }
+}
+
+#[test]
+fn diagonal_matrix_matches_reference() {
+    let seed = seed();
+    eprintln!("diagonal_matrix_matches_reference: DMLS_SEED={seed}");
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let dev = Device::new(0, 2, 0);
+    for case in 0..200 {
+        let ty = rng.random_range(1..=11u32);
+        let dims = rng.random_range(2..=4);
+        let sizes = random_sizes(&mut rng, dims, 3000);
+        let mut output = tensor(
+            ty,
+            &sizes,
+            random_strides(&mut rng, &sizes, false).filter(|_| rng.random_bool(0.5)),
+        );
+        let offset = [i32::MIN, -3, -1, 0, 1, 4, i32::MAX][rng.random_range(0..7)];
+        let value = [
+            0.0f32,
+            1.0,
+            -1.5,
+            10.6,
+            300.0,
+            -1e10,
+            f32::NAN,
+            65519.0,
+            1e-8,
+        ][rng.random_range(0..9)];
+        let ctx = format!("case {case} (DMLS_SEED={seed}): type {ty} sizes {sizes:?} strides {:?} offset {offset} value {value}", output.strides);
+        let desc = Box::new(DML_DIAGONAL_MATRIX_OPERATOR_DESC {
+            OutputTensor: output.desc(),
+            Offset: offset,
+            Value: value,
+        });
+        let op = dev
+            .create(
+                DML_OPERATOR_TYPE::DIAGONAL_MATRIX,
+                (&*desc as *const DML_DIAGONAL_MATRIX_OPERATOR_DESC).cast(),
+            )
+            .unwrap_or_else(|e| panic!("{ctx}: create failed {e:?}"));
+        let mut ob = Buffer::new(output.total as usize);
+        let obb = ob.binding();
+        execute(&op, &[], &[bind(&obb)]).unwrap_or_else(|e| panic!("{ctx}: {e:?}"));
+        let mut want = vec![CANARY; output.total as usize];
+        reference::diagonal_matrix(&output.rust(), &mut want, offset, value);
+        assert!(ob.bytes() == &want[..], "{ctx}: output differs");
+        assert!(ob.guards_intact(), "{ctx}: guard bytes");
+    }
+}
