@@ -1,0 +1,139 @@
+/*
+ * Small helpers shared by the C tests in c_tests/ (C11). Every check reports file and line and
+ * the test goes on; main returns dmls_test_finish(), which is nonzero when any check failed.
+ */
+#ifndef DMLS_TEST_H
+#define DMLS_TEST_H
+
+#include "directml_subset.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static int dmls_test_failures = 0;
+static int dmls_test_checks = 0;
+
+/* The calling thread's last error message ("" when there is none). */
+static inline const char *dmls_test_message(void) {
+    static char buffer[1024];
+    buffer[0] = '\0';
+    dmls_get_last_error_message(buffer, sizeof buffer);
+    return buffer;
+}
+
+#define CHECK(cond)                                                                          \
+    do {                                                                                     \
+        ++dmls_test_checks;                                                                  \
+        if (!(cond)) {                                                                       \
+            ++dmls_test_failures;                                                            \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);         \
+        }                                                                                    \
+    } while (0)
+
+#define CHECK_EQ_U64(actual, expected)                                                       \
+    do {                                                                                     \
+        unsigned long long a_ = (unsigned long long)(actual);                                \
+        unsigned long long e_ = (unsigned long long)(expected);                              \
+        ++dmls_test_checks;                                                                  \
+        if (a_ != e_) {                                                                      \
+            ++dmls_test_failures;                                                            \
+            fprintf(stderr, "%s:%d: %s is %llu (0x%llx), expected %llu (0x%llx)\n", __FILE__, \
+                    __LINE__, #actual, a_, a_, e_, e_);                                      \
+        }                                                                                    \
+    } while (0)
+
+/* Checks an HRESULT; on a failure it must leave a non-empty message, on success none. */
+#define CHECK_HR(expr, expected)                                                              \
+    do {                                                                                      \
+        HRESULT hr_ = (expr);                                                                 \
+        HRESULT want_ = (expected);                                                           \
+        const char *msg_ = dmls_test_message();                                               \
+        ++dmls_test_checks;                                                                   \
+        if (hr_ != want_) {                                                                   \
+            ++dmls_test_failures;                                                             \
+            fprintf(stderr, "%s:%d: %s returned 0x%08X, expected 0x%08X (message: \"%s\")\n", \
+                    __FILE__, __LINE__, #expr, (unsigned)hr_, (unsigned)want_, msg_);         \
+        } else if (FAILED(hr_) && msg_[0] == '\0') {                                          \
+            ++dmls_test_failures;                                                             \
+            fprintf(stderr, "%s:%d: %s failed with 0x%08X but left no message\n", __FILE__,   \
+                    __LINE__, #expr, (unsigned)hr_);                                          \
+        } else if (SUCCEEDED(hr_) && msg_[0] != '\0') {                                       \
+            ++dmls_test_failures;                                                             \
+            fprintf(stderr, "%s:%d: %s succeeded but left the message \"%s\"\n", __FILE__,    \
+                    __LINE__, #expr, msg_);                                                   \
+        }                                                                                     \
+    } while (0)
+
+/* Checks that the last error message contains `needle`. */
+#define CHECK_MESSAGE_HAS(needle)                                                            \
+    do {                                                                                     \
+        const char *m_ = dmls_test_message();                                                \
+        ++dmls_test_checks;                                                                  \
+        if (strstr(m_, (needle)) == NULL) {                                                  \
+            ++dmls_test_failures;                                                            \
+            fprintf(stderr, "%s:%d: message \"%s\" does not contain \"%s\"\n", __FILE__,     \
+                    __LINE__, m_, (needle));                                                 \
+        }                                                                                    \
+    } while (0)
+
+static inline int dmls_test_finish(const char *name) {
+    if (dmls_test_failures != 0) {
+        fprintf(stderr, "%s: %d of %d checks failed\n", name, dmls_test_failures,
+                dmls_test_checks);
+        return 1;
+    }
+    printf("%s: all %d checks passed\n", name, dmls_test_checks);
+    return 0;
+}
+
+/* A buffer tensor desc; TotalTensorSizeInBytes from dmls_calc_buffer_tensor_size. */
+static inline DML_BUFFER_TENSOR_DESC dmls_test_buffer(DML_TENSOR_DATA_TYPE type, UINT dims,
+                                               const UINT *sizes, const UINT *strides) {
+    DML_BUFFER_TENSOR_DESC d;
+    memset(&d, 0, sizeof d);
+    d.DataType = type;
+    d.Flags = DML_TENSOR_FLAG_NONE;
+    d.DimensionCount = dims;
+    d.Sizes = sizes;
+    d.Strides = strides;
+    d.TotalTensorSizeInBytes = dmls_calc_buffer_tensor_size(type, dims, sizes, strides);
+    d.GuaranteedBaseOffsetAlignment = 0;
+    return d;
+}
+
+static inline DML_TENSOR_DESC dmls_test_tensor(const DML_BUFFER_TENSOR_DESC *buffer) {
+    DML_TENSOR_DESC t;
+    t.Type = DML_TENSOR_TYPE_BUFFER;
+    t.Desc = buffer;
+    return t;
+}
+
+static inline DML_BINDING_DESC dmls_test_bind(DML_BUFFER_BINDING *b, void *memory, UINT64 offset,
+                                       UINT64 size) {
+    b->Buffer = memory;
+    b->Offset = offset;
+    b->SizeInBytes = size;
+    DML_BINDING_DESC d;
+    d.Type = DML_BINDING_TYPE_BUFFER;
+    d.Desc = b;
+    return d;
+}
+
+static inline dmls_device *dmls_test_device(DML_FEATURE_LEVEL level) {
+    dmls_device_desc desc;
+    desc.feature_level = level;
+    desc.thread_count = 1;
+    desc.flags = 0;
+    dmls_device *device = NULL;
+    HRESULT hr = dmls_device_create(&desc, &device);
+    if (FAILED(hr) || device == NULL) {
+        fprintf(stderr, "dmls_device_create(0x%X) failed: 0x%08X %s\n", (unsigned)level,
+                (unsigned)hr, dmls_test_message());
+        ++dmls_test_failures;
+        return NULL;
+    }
+    return device;
+}
+
+#endif /* DMLS_TEST_H */

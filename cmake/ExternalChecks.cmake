@@ -1,0 +1,33 @@
+# Checks that live outside c_tests/ and are written by whoever owns them:
+#
+# - every executable scripts/check_*.sh is the ctest test check_<X>, run from the source
+#   directory as   scripts/check_<X>.sh <source dir> <build dir>
+# - python/run_tests.sh, when it exists, is the ctest test "python", run from the source
+#   directory as   python/run_tests.sh <path to libdirectml_subset.so>
+#
+# The globs are re-checked on every build, so a new script is registered by the next build.
+
+file(GLOB DMLS_CHECK_SCRIPTS CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/scripts/check_*.sh")
+list(SORT DMLS_CHECK_SCRIPTS)
+foreach(script IN LISTS DMLS_CHECK_SCRIPTS)
+  execute_process(COMMAND test -x "${script}" RESULT_VARIABLE _dmls_not_executable)
+  get_filename_component(_dmls_script_name "${script}" NAME)
+  if(_dmls_not_executable)
+    message(WARNING "scripts/${_dmls_script_name} is not executable: not registered as a test")
+    continue()
+  endif()
+  string(REGEX REPLACE "\\.sh$" "" _dmls_test_name "${_dmls_script_name}")
+  add_test(NAME ${_dmls_test_name}
+    COMMAND "${script}" "${CMAKE_SOURCE_DIR}" "${CMAKE_BINARY_DIR}"
+    WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
+  # Such checks often run cargo on the shared target directory.
+  set_tests_properties(${_dmls_test_name} PROPERTIES RESOURCE_LOCK cargo TIMEOUT 1800)
+endforeach()
+
+file(GLOB DMLS_PYTHON_RUNNER CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/python/run_tests.sh")
+if(DMLS_PYTHON_RUNNER)
+  add_test(NAME python
+    COMMAND "${CMAKE_SOURCE_DIR}/python/run_tests.sh" "${DMLS_LIB_DIR}/libdirectml_subset.so"
+    WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
+  set_tests_properties(python PROPERTIES TIMEOUT 900)
+endif()

@@ -1,0 +1,43 @@
+# The Rust side of the test suite, run by ctest: cargo test (unit, integration and doc tests,
+# the header check included) and, when DMLS_RUST_LINTS is ON, clippy, rustfmt and rustdoc with
+# warnings as errors. All use the same target directory and release profile as the library
+# build, so the library and its dependencies are compiled once. They take the lock "cargo" so
+# that ctest -j never runs two cargo commands on one target directory at once.
+
+set(_dmls_cargo_common --manifest-path "${CMAKE_SOURCE_DIR}/Cargo.toml"
+                       --target-dir "${DMLS_CARGO_TARGET_DIR}")
+
+add_test(NAME cargo_test
+  COMMAND "${CARGO}" test --release ${_dmls_cargo_common}
+  WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
+set_tests_properties(cargo_test PROPERTIES RESOURCE_LOCK cargo TIMEOUT 1200)
+
+if(DMLS_RUST_LINTS)
+  get_filename_component(_dmls_cargo_dir "${CARGO}" DIRECTORY)
+  find_program(CARGO_CLIPPY cargo-clippy HINTS "${_dmls_cargo_dir}")
+  find_program(CARGO_FMT cargo-fmt HINTS "${_dmls_cargo_dir}")
+
+  if(CARGO_CLIPPY)
+    add_test(NAME cargo_clippy
+      COMMAND "${CARGO}" clippy --release --all-targets ${_dmls_cargo_common} -- -D warnings
+      WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
+    set_tests_properties(cargo_clippy PROPERTIES RESOURCE_LOCK cargo TIMEOUT 900)
+  else()
+    message(STATUS "cargo clippy not found: the cargo_clippy test is not registered")
+  endif()
+
+  if(CARGO_FMT)
+    add_test(NAME cargo_fmt
+      COMMAND "${CARGO}" fmt --check --manifest-path "${CMAKE_SOURCE_DIR}/Cargo.toml"
+      WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
+  else()
+    message(STATUS "cargo fmt not found: the cargo_fmt test is not registered")
+  endif()
+
+  # rustdoc of the crate only (no dependencies), every warning an error.
+  add_test(NAME cargo_doc
+    COMMAND "${CMAKE_COMMAND}" -E env RUSTDOCFLAGS=-Dwarnings
+            "${CARGO}" doc --release --no-deps --lib ${_dmls_cargo_common}
+    WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
+  set_tests_properties(cargo_doc PROPERTIES RESOURCE_LOCK cargo TIMEOUT 900)
+endif()
