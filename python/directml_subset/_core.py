@@ -500,7 +500,8 @@ def diagonal_matrix(shape, dtype, begin, end, value=1, input=None, out=None, dev
     shape = tuple(operator.index(s) for s in (shape if np.iterable(shape) else (shape,)))
     if any(s < 0 for s in shape):
         raise ValueError(f"{where}: shape {shape} has a negative size")
-    dtype = np.dtype(dtype)
+    # Results are in native byte order; inputs in the other order are converted.
+    dtype = np.dtype(dtype).newbyteorder("=")
     dt = T.data_type(dtype, where)
     begin = _int32(begin, "begin", where)
     end = _int32(end, "end", where)
@@ -509,7 +510,7 @@ def diagonal_matrix(shape, dtype, begin, end, value=1, input=None, out=None, dev
             continue
         if a.shape != shape:
             raise ValueError(f"{where}: {name} has shape {a.shape}, expected {shape}")
-        if a.dtype != dtype:
+        if a.dtype.newbyteorder("=") != dtype.newbyteorder("="):
             raise TypeError(f"{where}: {name} has dtype {a.dtype}, expected {dtype} (DirectML needs the same type)")
     if out is not None and not out.flags.writeable:
         raise ValueError(f"{where}: out is read-only")
@@ -594,7 +595,7 @@ def eye_like(x, k=0, dtype=None, device=None):
     where = "eye_like"
     device = _device(device)
     x = np.asarray(x)
-    dtype = x.dtype if dtype is None else np.dtype(dtype)
+    dtype = (x.dtype if dtype is None else np.dtype(dtype)).newbyteorder("=")
     dt = T.data_type(dtype, where)
     if x.ndim < 2:
         raise ValueError(f"{where}: input has {x.ndim} dimensions, needs at least 2")
@@ -607,7 +608,7 @@ def eye_like(x, k=0, dtype=None, device=None):
         raise ValueError(f"{where}: a {h}x{w} matrix has diagonals beyond DirectML's 32-bit Offset")
     k = min(max(k, -h), w)
     run_shape = shape if len(shape) <= 4 else (-1,) + shape[-2:]
-    storage_dtype = np.dtype(np.uint8) if dtype.kind == "b" else dtype.newbyteorder("=")
+    storage_dtype = np.dtype(np.uint8) if dtype.kind == "b" else dtype
     out = T.alloc((int(np.prod(shape)),), storage_dtype).reshape(run_shape)
     dims = out.shape
     if device.feature_level < C.FEATURE_LEVELS["4_0"]:
@@ -618,6 +619,4 @@ def eye_like(x, k=0, dtype=None, device=None):
     with _Operator(device, C.DML_OPERATOR_DIAGONAL_MATRIX, desc) as op:
         op.execute([], [T.bind_output(out, out_desc)])
     out = out.reshape(shape)
-    if dtype.kind == "b":
-        return out.view(np.bool_)
-    return out.astype(dtype, copy=False)
+    return out.view(np.bool_) if dtype.kind == "b" else out

@@ -1,0 +1,157 @@
+"""Devices, errors, the library's loading and helpers."""
+
+import ctypes
+import os
+import threading
+
+import numpy as np
+import pytest
+
+import directml_subset as dml
+from directml_subset import DirectMLError, _capi, _tensor
+
+
+def test_loaded_from_the_environment_variable():
+    path = os.environ.get("DIRECTML_SUBSET_LIBRARY")
+    if path:
+        assert os.path.samefile(dml.LIBRARY_PATH, path)
+    assert dml.version() == dml.__version__
+    assert dml.version().count(".") == 2
+
+
+def test_default_device():
+    d = dml.default_device()
+    assert d is dml.default_device()
+    assert d.extensions and d.threads == 0
+    assert d.feature_level == 0x6400 and d.feature_level_name == "6_4"
+
+
+@pytest.mark.parametrize(
+    "spec, value",
+    [(None, 0x6400), ("3_0", 0x3000), ("5.1", 0x5100), ("DML_FEATURE_LEVEL_4_1", 0x4100), (0x6200, 0x6200)],
+)
+def test_feature_levels(spec, value):
+    with dml.Device(feature_level=spec) as d:
+        assert d.feature_level == value
+        assert not d.extensions
+        assert repr(d).startswith("Device(feature_level=")
+    assert "closed" in repr(d)
+    with pytest.raises(ValueError, match="closed"):
+        dml.onnx_nonzero(np.ones(2, np.float32), device=d)
+    d.close()  # twice is fine
+
+
+def test_device_errors():
+    with pytest.raises(DirectMLError) as e:
+        dml.Device(feature_level=0x1234)
+    assert e.value.hresult == dml.E_INVALIDARG and e.value.function == "dmls_device_create"
+    assert "0x1234" in e.value.message
+    with pytest.raises(DirectMLError) as e:
+        dml.Device(feature_level=0x6500)
+    assert e.value.hresult == dml.DXGI_ERROR_UNSUPPORTED == 0x887A0004
+    assert e.value.name == "DXGI_ERROR_UNSUPPORTED"
+    assert e.value.hresult_signed == 0x887A0004 - 2**32
+    with pytest.raises(DirectMLError) as e:
+        dml.Device(threads=2000)
+    assert e.value.hresult == dml.E_INVALIDARG
+    assert e.value.message == "dmls_device_create: thread_count is 2000, at most 1024"
+    with pytest.raises(ValueError):
+        dml.Device(feature_level="7_0")
+    with pytest.raises(ValueError):
+        dml.Device(threads=-1)
+    with pytest.raises(TypeError):
+        dml.onnx_nonzero(np.ones(2), device="cpu")
+
+
+def test_unknown_flag_bits_are_rejected_by_the_library():
+    desc = _capi.dmls_device_desc(0, 0, 0x2)
+    h = ctypes.c_void_p()
+    hr = _capi.lib.dmls_device_create(ctypes.byref(desc), ctypes.byref(h))
+    assert hr & 0xFFFFFFFF == dml.E_INVALIDARG and not h.value
+    assert _capi.last_error_message() == (
+        "dmls_device_create: flags is 0x2; the only flag is DMLS_DEVICE_FLAG_EXTENSIONS (0x1)"
+    )
+
+
+def test_error_message_is_cleared_by_success():
+    with pytest.raises(DirectMLError):
+        dml.diagonal_matrix((3,), np.float32, 0, 1)
+    assert _capi.last_error_message() != ""
+    dml.diagonal_matrix((3, 3), np.float32, 0, 1)
+    assert _capi.last_error_message() == ""
+
+
+def test_feature_queries():
+    d = dml.Device(feature_level="5_0")
+    assert d.max_supported_feature_level(["4_0", "5_0", "6_0"]) == 0x5000
+    with pytest.raises(DirectMLError) as e:
+        d.max_supported_feature_level(["6_0"])
+    assert e.value.hresult == dml.DXGI_ERROR_UNSUPPORTED
+    for t in (np.bool_, np.int8, np.uint64, np.float16, np.float64):
+        assert d.supports_data_type(t)
+    assert not d.supports_data_type(np.complex64)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_thread_counts_agree(rng, threads):
+    a = rng.random((300, 900)) < 0.3
+    with dml.Device(threads=threads, extensions=True) as d:
+        np.testing.assert_array_equal(dml.onnx_nonzero(a, device=d), np.array(np.nonzero(a)))
+        np.testing.assert_array_equal(d.trilu(a.astype(np.float32), 2), np.triu(a.astype(np.float32), 2))
+
+
+def test_methods_mirror_functions(rng):
+    d = dml.Device(extensions=True)
+    a = (rng.random((4, 5)) < 0.5).astype(np.float32)
+    np.testing.assert_array_equal(d.onnx_nonzero(a), dml.onnx_nonzero(a))
+    np.testing.assert_array_equal(d.nonzero_coordinates(a), np.argwhere(a))
+    np.testing.assert_array_equal(d.nonzero_coordinates(a[2:3], 1), np.argwhere(a[2:3])[:, 1:])
+    np.testing.assert_array_equal(d.trilu(a, -1, False), np.tril(a, -1))
+    np.testing.assert_array_equal(d.eye_like(a, 2, np.int8), np.eye(4, 5, 2, np.int8))
+    np.testing.assert_array_equal(d.diagonal_matrix((4, 5), np.float32, 0, 1), np.eye(4, 5))
+
+
+def test_many_python_threads_share_a_device(rng):
+    arrays = [(rng.random((50, 60)) < 0.4).astype(np.int32) for _ in range(8)]
+    errors = []
+
+    def work(a):
+        try:
+            for _ in range(20):
+                np.testing.assert_array_equal(dml.onnx_nonzero(a), np.array(np.nonzero(a)))
+                np.testing.assert_array_equal(dml.trilu(a, 1), np.triu(a, 1))
+            # A failure on one thread: its message is that thread's own.
+            with pytest.raises(DirectMLError, match="DimensionCount is 1"):
+                dml.diagonal_matrix((3,), np.int32, 0, 1)
+        except BaseException as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(a,)) for a in arrays]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+
+
+def test_implied_size_matches_the_library(rng):
+    for _ in range(300):
+        dt = int(rng.choice(list(_tensor.ITEMSIZE)))
+        n = int(rng.integers(1, 9))
+        sizes = [int(rng.integers(1, 2**int(rng.integers(1, 17)))) for _ in range(n)]
+        strides = None if rng.random() < 0.3 else [int(rng.integers(0, 2**32)) for _ in range(n)]
+        s_c = (ctypes.c_uint32 * n)(*sizes)
+        st_c = None if strides is None else (ctypes.c_uint32 * n)(*strides)
+        got = _capi.lib.dmls_calc_buffer_tensor_size(dt, n, s_c, st_c)
+        want = _tensor.implied_size(_tensor.ITEMSIZE[dt], sizes, strides)
+        if want < 2**64:
+            assert got == want, (dt, sizes, strides)
+
+
+def test_struct_layouts():
+    assert ctypes.sizeof(_capi.DML_DIAGONAL_MATRIX1_OPERATOR_DESC) == 40
+    assert _capi.DML_DIAGONAL_MATRIX1_OPERATOR_DESC.Value.offset == 24
+    assert _capi.DML_DIAGONAL_MATRIX1_OPERATOR_DESC.DiagonalFillEnd.offset == 36
+    assert _capi.DML_BUFFER_TENSOR_DESC.TotalTensorSizeInBytes.offset == 32
+    assert _capi.DML_BUFFER_TENSOR_DESC.GuaranteedBaseOffsetAlignment.offset == 40
+    assert ctypes.sizeof(_capi.DML_SCALAR_UNION) == 8 and ctypes.alignment(_capi.DML_SCALAR_UNION) == 8
