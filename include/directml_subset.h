@@ -83,6 +83,15 @@ typedef int32_t HRESULT;
 // DirectML's alignment of persistent buffers (no operator here needs one).
 #define DML_PERSISTENT_BUFFER_ALIGNMENT 256
 
+// The major version (`dmls_version()` is "MAJOR.MINOR.PATCH").
+#define DMLS_VERSION_MAJOR 0
+
+// The minor version.
+#define DMLS_VERSION_MINOR 1
+
+// The patch version.
+#define DMLS_VERSION_PATCH 0
+
 // A device: the feature level it emulates and the threads it runs on. Opaque; created by
 // `dmls_device_create`, released by `dmls_device_release`.
 typedef struct dmls_device dmls_device;

@@ -20,8 +20,10 @@ mod level;
 mod op;
 pub mod reference;
 pub mod tensor;
+pub mod version;
 
 pub use device::{Device, DeviceOptions, Operator, DMLS_DEVICE_FLAG_EXTENSIONS};
 pub use error::{Error, Result};
 pub use op::{Input, OperatorDesc};
 pub use tensor::{calc_buffer_tensor_size, DataType, TensorDesc};
+pub use version::{DMLS_VERSION_MAJOR, DMLS_VERSION_MINOR, DMLS_VERSION_PATCH};
