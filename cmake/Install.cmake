@@ -1,0 +1,55 @@
+# cmake --install: the shared library with its SONAME symlinks
+# (libdirectml_subset.so -> .so.MAJOR -> .so.MAJOR.MINOR.PATCH), the static library, the
+# headers, the CMake package (find_package(directml_subset CONFIG), with a version file) and
+# the pkg-config file lib/pkgconfig/directml_subset.pc.
+
+include(CMakePackageConfigHelpers)
+
+install(PROGRAMS "${DMLS_LIB_DIR}/${DMLS_SHARED_REAL}"
+        DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT runtime)
+# The build tree holds these two as symlinks; install(FILES) installs a symlink as a symlink.
+install(FILES "${DMLS_LIB_DIR}/${DMLS_SONAME}"
+        DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT runtime)
+install(FILES "${DMLS_LIB_DIR}/libdirectml_subset.so"
+        DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT development)
+install(FILES "${DMLS_LIB_DIR}/libdirectml_subset.a"
+        DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT development)
+install(FILES "${CMAKE_SOURCE_DIR}/include/directml_subset.h"
+              "${CMAKE_SOURCE_DIR}/include/directml_subset.hpp"
+        DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" COMPONENT development)
+
+# CMake package.
+set(DMLS_CMAKE_PACKAGE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/directml_subset")
+configure_package_config_file(
+  "${CMAKE_SOURCE_DIR}/cmake/directml_subset-config.cmake.in"
+  "${CMAKE_BINARY_DIR}/package/directml_subset-config.cmake"
+  INSTALL_DESTINATION "${DMLS_CMAKE_PACKAGE_DIR}"
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_LIBDIR)
+# The SONAME carries only the major version, so any version with the same major is compatible.
+write_basic_package_version_file(
+  "${CMAKE_BINARY_DIR}/package/directml_subset-config-version.cmake"
+  VERSION "${PROJECT_VERSION}"
+  COMPATIBILITY SameMajorVersion)
+install(FILES "${CMAKE_BINARY_DIR}/package/directml_subset-config.cmake"
+              "${CMAKE_BINARY_DIR}/package/directml_subset-config-version.cmake"
+        DESTINATION "${DMLS_CMAKE_PACKAGE_DIR}" COMPONENT development)
+
+# pkg-config. With relative install directories the file locates the prefix from its own
+# place (${pcfiledir}), so a copy installed under any --prefix works as it is.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}" OR IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
+  set(DMLS_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+  set(DMLS_PC_LIBDIR "${CMAKE_INSTALL_FULL_LIBDIR}")
+  set(DMLS_PC_INCLUDEDIR "${CMAKE_INSTALL_FULL_INCLUDEDIR}")
+else()
+  file(RELATIVE_PATH _dmls_pc_up "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+  string(REGEX REPLACE "/$" "" _dmls_pc_up "${_dmls_pc_up}")
+  set(DMLS_PC_PREFIX "\${pcfiledir}/${_dmls_pc_up}")
+  set(DMLS_PC_LIBDIR "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
+  set(DMLS_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
+endif()
+list(TRANSFORM DMLS_STATIC_DEPS PREPEND "-l" OUTPUT_VARIABLE _dmls_pc_libs)
+string(JOIN " " DMLS_PC_LIBS_PRIVATE ${_dmls_pc_libs})
+configure_file("${CMAKE_SOURCE_DIR}/cmake/directml_subset.pc.in"
+               "${CMAKE_BINARY_DIR}/package/directml_subset.pc" @ONLY)
+install(FILES "${CMAKE_BINARY_DIR}/package/directml_subset.pc"
+        DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig" COMPONENT development)

@@ -1,0 +1,65 @@
+# cmake -P: installs the build tree into PREFIX (emptied first) and checks what is there.
+# Arguments: BUILD_DIR PREFIX LIBDIR INCLUDEDIR VERSION VERSION_MAJOR
+
+file(REMOVE_RECURSE "${PREFIX}")
+execute_process(COMMAND "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${PREFIX}"
+                COMMAND_ERROR_IS_FATAL ANY)
+
+set(lib "${PREFIX}/${LIBDIR}")
+set(failures 0)
+macro(fail)
+  message(SEND_ERROR ${ARGN})
+  math(EXPR failures "${failures} + 1")
+endmacro()
+
+# Regular files.
+foreach(f "${lib}/libdirectml_subset.so.${VERSION}"
+          "${lib}/libdirectml_subset.a"
+          "${PREFIX}/${INCLUDEDIR}/directml_subset.h"
+          "${PREFIX}/${INCLUDEDIR}/directml_subset.hpp"
+          "${lib}/cmake/directml_subset/directml_subset-config.cmake"
+          "${lib}/cmake/directml_subset/directml_subset-config-version.cmake"
+          "${lib}/pkgconfig/directml_subset.pc")
+  if(NOT EXISTS "${f}" OR IS_SYMLINK "${f}")
+    fail("missing or not a regular file: ${f}")
+  endif()
+endforeach()
+
+# libdirectml_subset.so -> .so.MAJOR -> .so.MAJOR.MINOR.PATCH
+foreach(pair "libdirectml_subset.so=libdirectml_subset.so.${VERSION_MAJOR}"
+             "libdirectml_subset.so.${VERSION_MAJOR}=libdirectml_subset.so.${VERSION}")
+  string(REPLACE "=" ";" pair "${pair}")
+  list(GET pair 0 link)
+  list(GET pair 1 target)
+  if(NOT IS_SYMLINK "${lib}/${link}")
+    fail("${lib}/${link} is not a symlink")
+  else()
+    file(READ_SYMLINK "${lib}/${link}" points_to)
+    if(NOT points_to STREQUAL target)
+      fail("${lib}/${link} points to ${points_to}, expected ${target}")
+    endif()
+  endif()
+endforeach()
+
+# The SONAME.
+find_program(READELF readelf)
+find_program(OBJDUMP objdump)
+if(READELF)
+  execute_process(COMMAND "${READELF}" -d "${lib}/libdirectml_subset.so.${VERSION}"
+                  OUTPUT_VARIABLE dynamic COMMAND_ERROR_IS_FATAL ANY)
+elseif(OBJDUMP)
+  execute_process(COMMAND "${OBJDUMP}" -p "${lib}/libdirectml_subset.so.${VERSION}"
+                  OUTPUT_VARIABLE dynamic COMMAND_ERROR_IS_FATAL ANY)
+else()
+  message(FATAL_ERROR "neither readelf nor objdump found (binutils)")
+endif()
+string(REGEX MATCH "SONAME[^\n]*" soname_line "${dynamic}")
+string(REGEX MATCH "libdirectml_subset[^] \n]*" soname "${soname_line}")
+if(NOT soname STREQUAL "libdirectml_subset.so.${VERSION_MAJOR}")
+  fail("SONAME is '${soname}', expected libdirectml_subset.so.${VERSION_MAJOR} ('${soname_line}')")
+endif()
+
+if(failures GREATER 0)
+  message(FATAL_ERROR "${failures} problem(s) with the installed files in ${PREFIX}")
+endif()
+message(STATUS "installed into ${PREFIX}; SONAME ${soname}")
