@@ -3,11 +3,17 @@
 use rayon::prelude::*;
 
 use super::diagonal::DiagonalPlan;
+use super::simd::stream;
 use super::{Input, Word, Workers};
 use crate::error::Result;
 
 /// Outputs of at least this many bytes are split across workers.
 const PARALLEL_MIN_BYTES: u64 = 1 << 20;
+/// Outputs of at least this many bytes (too many to stay in cache for whoever reads them next)
+/// are written with non-temporal stores, which skip reading each cache line before writing it.
+const STREAM_MIN_BYTES: u64 = 8 << 20;
+/// Rows narrower than this many bytes are written with ordinary stores.
+const STREAM_MIN_ROW_BYTES: usize = 256;
 
 /// One row's segments: `value_outside` false means Value on `[lo, hi)` and the other source
 /// elsewhere; true means the other source on `[lo, hi)` and Value elsewhere.
@@ -84,21 +90,43 @@ fn run<U: Word>(plan: &DiagonalPlan, input: Input<'_>, out: &mut [u8], workers: 
     }
 }
 
-fn fill_row<U: Word>(row: &mut [U], seg: Segments, value: U, other: Other<'_, U>, src: usize) {
+/// Writes one packed row: Value on one side of the segments, the other source on the other.
+/// With `STREAM`, fills and copies use non-temporal stores (the caller fences).
+#[inline(always)]
+fn fill_row<U: Word, const STREAM: bool>(
+    row: &mut [U],
+    seg: Segments,
+    value: U,
+    other: Other<'_, U>,
+    src: usize,
+) {
     let w = row.len();
     let (lo, hi) = (seg.lo, seg.hi.max(seg.lo));
+    let fill = |r: &mut [U], v: U| {
+        if STREAM {
+            stream::fill(r, v)
+        } else {
+            r.fill(v)
+        }
+    };
     let put_other = |r: &mut [U], a: usize, b: usize| match other {
-        Other::Zero => r[a..b].fill(U::ZERO),
+        Other::Zero => fill(&mut r[a..b], U::ZERO),
         Other::Keep => {}
-        Other::From(s) => r[a..b].copy_from_slice(&s[src + a..src + b]),
+        Other::From(s) => {
+            if STREAM {
+                stream::copy(&mut r[a..b], &s[src + a..src + b])
+            } else {
+                r[a..b].copy_from_slice(&s[src + a..src + b])
+            }
+        }
     };
     if seg.value_outside {
-        row[..lo].fill(value);
+        fill(&mut row[..lo], value);
         put_other(row, lo, hi);
-        row[hi..].fill(value);
+        fill(&mut row[hi..], value);
     } else {
         put_other(row, 0, lo);
-        row[lo..hi].fill(value);
+        fill(&mut row[lo..hi], value);
         put_other(row, hi, w);
     }
 }
@@ -117,18 +145,28 @@ fn run_packed<U: Word>(
     let rows = (l.elements / w as u64) as usize;
     let out = &mut out[..rows * w];
     let (begin, end) = (plan.begin, plan.end);
+    let bytes = l.elements * U::SIZE as u64;
+    let stream = bytes >= STREAM_MIN_BYTES && w * U::SIZE >= STREAM_MIN_ROW_BYTES;
     let do_rows = |first_row: usize, chunk: &mut [U]| {
         let mut y = first_row as u64 % h;
         for (r, row) in chunk.chunks_exact_mut(w).enumerate() {
             let seg = segments(y, w as u64, begin, end);
-            fill_row(row, seg, value, other, (first_row + r) * w);
+            let src = (first_row + r) * w;
+            if stream {
+                fill_row::<U, true>(row, seg, value, other, src);
+            } else {
+                fill_row::<U, false>(row, seg, value, other, src);
+            }
             y += 1;
             if y == h {
                 y = 0;
             }
         }
+        if stream {
+            // Orders this task's streaming stores before the pool reports the task done.
+            stream::fence();
+        }
     };
-    let bytes = l.elements * U::SIZE as u64;
     if workers.threads > 1 && bytes >= PARALLEL_MIN_BYTES {
         let rows_per_task = rows.div_ceil(workers.threads * 8).max(1);
         workers.run(|| {
@@ -164,16 +202,25 @@ fn run_strided<U: Word>(plan: &DiagonalPlan, value: U, out: &mut [U], other: Oth
             let (lo, hi) = (seg.lo, seg.hi.max(seg.lo));
             let orow = ob + y as usize * sy;
             let irow = ib + y as usize * iy;
-            for x in 0..w as usize {
-                let in_range = x >= lo && x < hi;
-                let o = orow + x * sx;
-                if in_range != seg.value_outside {
-                    out[o] = value;
-                } else {
-                    match other {
-                        Other::Zero => out[o] = U::ZERO,
-                        Other::Keep => {}
-                        Other::From(s) => out[o] = s[irow + x * ix],
+            let v = seg.value_outside;
+            for (a, b, is_value) in [(0, lo, v), (lo, hi, !v), (hi, w as usize, v)] {
+                if is_value {
+                    for x in a..b {
+                        out[orow + x * sx] = value;
+                    }
+                    continue;
+                }
+                match other {
+                    Other::Zero => {
+                        for x in a..b {
+                            out[orow + x * sx] = U::ZERO;
+                        }
+                    }
+                    Other::Keep => {}
+                    Other::From(s) => {
+                        for x in a..b {
+                            out[orow + x * sx] = s[irow + x * ix];
+                        }
                     }
                 }
             }

@@ -10,9 +10,53 @@ pub(crate) mod diagonal;
 mod diagonal_kernel;
 pub(crate) mod nonzero;
 mod nonzero_kernel;
+pub(crate) mod simd;
 
 /// An operator desc as a Rust value: what `DML_OPERATOR_DESC` points to, with its tensor descs
-/// owned.
+/// owned. [`crate::Device::create_operator`] validates it against the device's feature level.
+///
+/// ONNX Trilu (upper, k = 0) as ONNX Runtime maps it: DIAGONAL_MATRIX1 with Value 0 outside
+/// `x - y >= 0`, here run in place:
+///
+/// ```
+/// use directml_subset::{DataType, Device, DeviceOptions, Input, OperatorDesc, TensorDesc};
+///
+/// let device = Device::new(&DeviceOptions::default())?;
+/// let t = TensorDesc::new(DataType::Float32, &[3, 3]);
+/// let op = device.create_operator(&OperatorDesc::DiagonalMatrix1 {
+///     input: Some(t),
+///     output: t,
+///     value_data_type: DataType::Float32.into(),
+///     value: [0; 8],
+///     diagonal_fill_begin: i32::MIN,
+///     diagonal_fill_end: 0,
+/// })?;
+/// let mut m: [f32; 9] = [1., 2., 3., 4., 5., 6., 7., 8., 9.];
+/// op.execute(&[Input::InPlace], &mut [bytemuck::cast_slice_mut(&mut m)])?;
+/// assert_eq!(m, [1., 2., 3., 0., 5., 6., 0., 0., 9.]);
+/// # Ok::<(), directml_subset::Error>(())
+/// ```
+///
+/// A rule broken is an [`crate::Error`] whose message names the operator, tensor and values:
+///
+/// ```
+/// use directml_subset::{DataType, Device, DeviceOptions, Error, OperatorDesc, TensorDesc};
+///
+/// let device = Device::new(&DeviceOptions::default())?;
+/// let err = device
+///     .create_operator(&OperatorDesc::NonZeroCoordinates {
+///         input: TensorDesc::new(DataType::Float32, &[2, 4]),
+///         output_count: TensorDesc::new(DataType::UInt32, &[1]),
+///         output_coordinates: TensorDesc::new(DataType::UInt32, &[1, 1, 6, 2]),
+///     })
+///     .unwrap_err();
+/// assert!(matches!(err, Error::InvalidArg(_)));
+/// assert_eq!(
+///     err.to_string(),
+///     "NONZERO_COORDINATES: OutputCoordinatesTensor Sizes[2] (M) is 6, must equal the input's element count 8"
+/// );
+/// # Ok::<(), directml_subset::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum OperatorDesc {
     /// `DML_NONZERO_COORDINATES_OPERATOR_DESC`.
@@ -276,28 +320,14 @@ pub(crate) trait Word: Copy + Send + Sync + PartialEq + bytemuck::Pod + 'static 
     fn and(self, other: Self) -> Self;
     /// Reads a value from the first `SIZE` bytes (native endian).
     fn from_bytes(b: &[u8; 8]) -> Self;
-    /// Bit i set when `block[i] & mask != 0`.
-    #[inline(always)]
-    fn mask64(block: &[Self; 64], mask: Self) -> u64 {
-        let mut flags = [0u8; 64];
-        for (f, &x) in flags.iter_mut().zip(block.iter()) {
-            *f = u8::from(x.and(mask) != Self::ZERO);
-        }
-        let mut m = 0u64;
-        for (j, eight) in flags.chunks_exact(8).enumerate() {
-            let mut b = [0u8; 8];
-            b.copy_from_slice(eight);
-            // Each byte is 0 or 1; the multiply gathers byte i's low bit into bit 56 + i with
-            // no carries (all partial products land on distinct bits).
-            let packed = u64::from_le_bytes(b).wrapping_mul(0x0102_0408_1020_4080) >> 56;
-            m |= packed << (8 * j);
-        }
-        m
-    }
+    /// The nonzero bitmasks of whole 64-element blocks: bit i of `out[w]` is set when
+    /// `data[64 w + i] & mask != 0`. `data` holds exactly `64 * out.len()` elements. Returns the
+    /// number of set bits. SIMD when the machine has it (see [`simd`]).
+    fn mask_blocks(data: &[Self], mask: Self, out: &mut [u64], isa: simd::Isa) -> u64;
 }
 
 macro_rules! word {
-    ($t:ty) => {
+    ($t:ty, $sse2:ident, $avx2:ident) => {
         impl Word for $t {
             const ZERO: Self = 0;
             const SIZE: usize = core::mem::size_of::<$t>();
@@ -311,25 +341,38 @@ macro_rules! word {
                 a.copy_from_slice(&b[..core::mem::size_of::<$t>()]);
                 <$t>::from_ne_bytes(a)
             }
+            #[inline]
+            fn mask_blocks(data: &[Self], mask: Self, out: &mut [u64], isa: simd::Isa) -> u64 {
+                match isa {
+                    #[cfg(target_arch = "x86_64")]
+                    // SAFETY: `isa` is Avx2 only when the CPU has AVX2, BMI1 and POPCNT
+                    // (`simd::isa` detects them at run time).
+                    simd::Isa::Avx2 => unsafe { simd::x86::$avx2(data, mask, out) },
+                    #[cfg(target_arch = "x86_64")]
+                    // SAFETY: SSE2 is part of every x86_64.
+                    simd::Isa::Sse2 => unsafe { simd::x86::$sse2(data, mask, out) },
+                    _ => simd::mask_blocks_portable(data, mask, out),
+                }
+            }
         }
     };
 }
-word!(u8);
-word!(u16);
-word!(u32);
-word!(u64);
+word!(u8, u8_sse2, u8_avx2);
+word!(u16, u16_sse2, u16_avx2);
+word!(u32, u32_sse2, u32_avx2);
+word!(u64, u64_sse2, u64_avx2);
 
 /// A view of an output slice that several threads may write at once, each at indices no other
-/// thread writes. Every write is bounds-checked.
+/// thread writes. Writers check their largest index once, then write unchecked.
 pub(crate) struct OutView<'a, T> {
     ptr: *mut T,
     len: usize,
     _borrow: PhantomData<&'a mut [T]>,
 }
 
-// SAFETY: an OutView only hands out writes through `write`, an unsafe fn whose contract is that
-// no two threads write the same index concurrently; the borrow it holds is exclusive, so no
-// reader outside the view exists while it lives.
+// SAFETY: an OutView only hands out writes through `write_unchecked` (and `as_ptr`, whose
+// writes carry the same contract): no two threads write the same index concurrently; the
+// borrow it holds is exclusive, so no reader outside the view exists while it lives.
 unsafe impl<T: Send> Sync for OutView<'_, T> {}
 // SAFETY: as above; moving the view moves the exclusive borrow.
 unsafe impl<T: Send> Send for OutView<'_, T> {}
@@ -343,15 +386,27 @@ impl<'a, T: Copy> OutView<'a, T> {
         }
     }
 
-    /// Writes `v` at index `i` (panics when out of bounds).
+    /// The number of elements in the view.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The first element's address, for SIMD stores. Writing through it has the contract of
+    /// [`OutView::write_unchecked`] for every element written.
+    pub fn as_ptr(&self) -> *mut T {
+        self.ptr
+    }
+
+    /// Writes `v` at index `i` without a bounds check, for loops that checked their largest
+    /// index once.
     ///
     /// # Safety
-    /// No other thread may read or write index `i` during this call.
+    /// `i < self.len()`, and no other thread may read or write index `i` during this call.
     #[inline(always)]
-    pub unsafe fn write(&self, i: usize, v: T) {
-        assert!(i < self.len, "output index {i} out of bounds {}", self.len);
-        // SAFETY: `i` is in bounds of the exclusively borrowed slice, and the caller guarantees
-        // no concurrent access to this element.
+    pub unsafe fn write_unchecked(&self, i: usize, v: T) {
+        debug_assert!(i < self.len, "output index {i} out of bounds {}", self.len);
+        // SAFETY: the caller guarantees `i` is in bounds of the exclusively borrowed slice and
+        // that no other thread accesses this element.
         unsafe { self.ptr.add(i).write(v) }
     }
 }

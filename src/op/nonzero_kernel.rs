@@ -1,35 +1,64 @@
 //! The NONZERO_COORDINATES kernel (see `nonzero.rs` for how it works).
+//!
+//! Two halves meet in [`drive`]: a [`Source`] turns a range of input elements into bitmask
+//! words (SIMD compare for a packed input, a gather for a strided one), and an [`Emit`] walks the
+//! set bits of those words and writes coordinate rows. Coordinates advance line by line: a
+//! line is the run of elements along the innermost dimension larger than 1, so within a line
+//! only one column changes and the others come from a template row.
 
 use rayon::prelude::*;
 
 use super::nonzero::NonZeroPlan;
+use super::simd::{self, Isa};
 use super::{OutView, Word, Workers};
 use crate::error::{Error, Result};
 use crate::tensor::{Layout, MAX_DIMS};
 
 const OP: &str = "NONZERO_COORDINATES";
 
-/// Elements per worker chunk in the parallel path (a multiple of 64).
-const CHUNK: u64 = 1 << 19;
+/// Elements per parallel task (a multiple of 64); its bitmask is 8 KiB.
+const CHUNK: u64 = 1 << 16;
+/// Tasks per worker in one round. More than one lets the others take over the work of a worker
+/// that falls behind (the machine may be shared).
+const TASKS_PER_WORKER: usize = 4;
 /// The most workers one execution uses.
 const MAX_THREADS: usize = 64;
+const MAX_TASKS: usize = MAX_THREADS * TASKS_PER_WORKER;
 /// Inputs below this many elements run serially.
 const PARALLEL_MIN: u64 = 1 << 17;
+/// Bitmask words the serial path works on at a time (on the stack).
+const SERIAL_WORDS: usize = 64;
+/// A cursor more than this many lines behind jumps by division instead of stepping.
+const MAX_STEP_LINES: u64 = 8;
 
 /// Coordinate output element types (UINT32, or UINT64 / INT64 as raw 64-bit words).
-pub(crate) trait Coord: Copy + Send + Sync + bytemuck::Pod {
+pub(crate) trait Coord: Copy + Send + Sync + bytemuck::Pod + Default {
+    /// True for 64-bit coordinates.
+    const WIDE: bool;
     fn from_u64(v: u64) -> Self;
+    /// The low 32 bits.
+    fn low32(self) -> u32;
 }
 impl Coord for u32 {
+    const WIDE: bool = false;
     #[inline(always)]
     fn from_u64(v: u64) -> Self {
         v as u32
     }
+    #[inline(always)]
+    fn low32(self) -> u32 {
+        self
+    }
 }
 impl Coord for u64 {
+    const WIDE: bool = true;
     #[inline(always)]
     fn from_u64(v: u64) -> Self {
         v
+    }
+    #[inline(always)]
+    fn low32(self) -> u32 {
+        self as u32
     }
 }
 
@@ -42,378 +71,794 @@ pub(crate) fn execute(
     coords: &mut [u8],
     workers: Workers<'_>,
 ) -> Result<()> {
-    let is_float = plan.input.dtype.is_float();
-    match (plan.input.dtype.size(), plan.coords.dtype.size()) {
-        (1, 4) => by_columns::<u8, u32>(plan, input, count, coords, 0xFF, workers),
-        (2, 4) => by_columns::<u16, u32>(plan, input, count, coords, mask16(is_float), workers),
-        (4, 4) => by_columns::<u32, u32>(plan, input, count, coords, mask32(is_float), workers),
-        (8, 4) => by_columns::<u64, u32>(plan, input, count, coords, mask64(is_float), workers),
-        (1, 8) => by_columns::<u8, u64>(plan, input, count, coords, 0xFF, workers),
-        (2, 8) => by_columns::<u16, u64>(plan, input, count, coords, mask16(is_float), workers),
-        (4, 8) => by_columns::<u32, u64>(plan, input, count, coords, mask32(is_float), workers),
-        _ => by_columns::<u64, u64>(plan, input, count, coords, mask64(is_float), workers),
+    let total = match plan.coords.dtype.size() {
+        4 => with_output::<u32>(plan, input, coords, workers)?,
+        _ => with_output::<u64>(plan, input, coords, workers)?,
+    };
+    match plan.coords.dtype.size() {
+        4 => count[..4].copy_from_slice(&(total as u32).to_ne_bytes()),
+        _ => count[..8].copy_from_slice(&total.to_ne_bytes()),
     }
+    Ok(())
 }
 
-fn mask16(float: bool) -> u16 {
-    if float {
-        0x7FFF
-    } else {
-        u16::MAX
-    }
-}
-fn mask32(float: bool) -> u32 {
-    if float {
-        0x7FFF_FFFF
-    } else {
-        u32::MAX
-    }
-}
-fn mask64(float: bool) -> u64 {
-    if float {
-        0x7FFF_FFFF_FFFF_FFFF
-    } else {
-        u64::MAX
-    }
-}
-
-fn by_columns<U: Word, O: Coord>(
+/// Picks the row writer for the output type, then the bitmask source for the input type.
+fn with_output<O: Coord>(
     plan: &NonZeroPlan,
     input: &[u8],
-    count: &mut [u8],
     coords: &mut [u8],
-    mask: U,
     workers: Workers<'_>,
-) -> Result<()> {
-    macro_rules! go {
+) -> Result<u64> {
+    let len = coords.len() / size_of::<O>();
+    let out = OutView::<O>::new(bytemuck::cast_slice_mut(
+        &mut coords[..len * size_of::<O>()],
+    ));
+    let k = plan.coords.dims;
+    let n = plan.columns;
+    let m = plan.input.elements;
+    // Strides that never matter are normalised, so that more layouts count as packed.
+    let rs = if m == 1 {
+        n
+    } else {
+        plan.coords.strides[k - 2] as usize
+    };
+    let cs = if n == 1 {
+        1
+    } else {
+        plan.coords.strides[k - 1] as usize
+    };
+    let geo = Geometry::new(&plan.input, n);
+    let isa = simd::isa();
+    macro_rules! emit {
         ($n:literal) => {
-            run::<U, O, $n>(plan, input, count, coords, mask, workers)
+            if rs == $n && cs == 1 {
+                let rows = Rows::<O, $n, true> {
+                    out,
+                    rs,
+                    cs,
+                    geo,
+                    isa,
+                };
+                go(plan, input, &rows, workers)
+            } else {
+                let rows = Rows::<O, $n, false> {
+                    out,
+                    rs,
+                    cs,
+                    geo,
+                    isa,
+                };
+                go(plan, input, &rows, workers)
+            }
         };
     }
-    match plan.columns {
-        1 => go!(1),
-        2 => go!(2),
-        3 => go!(3),
-        4 => go!(4),
-        5 => go!(5),
-        6 => go!(6),
-        7 => go!(7),
-        _ => go!(8),
+    match n {
+        1 => emit!(1),
+        2 => emit!(2),
+        3 => emit!(3),
+        4 => emit!(4),
+        5 => emit!(5),
+        6 => emit!(6),
+        7 => emit!(7),
+        _ => emit!(8),
     }
 }
 
-/// How the input is read: a contiguous slice, or element by element through strides.
-struct Source<'a, U> {
-    data: &'a [U],
-    layout: &'a Layout,
-    mask: U,
+fn go(plan: &NonZeroPlan, input: &[u8], rows: &dyn Emit, workers: Workers<'_>) -> Result<u64> {
+    let is_float = plan.input.dtype.is_float();
+    let isa = simd::isa();
+    match plan.input.dtype.size() {
+        1 => drive(
+            &Source::<u8>::new(input, &plan.input, 0xFF, isa),
+            rows,
+            plan,
+            workers,
+        ),
+        2 => {
+            let mask = if is_float { 0x7FFF } else { u16::MAX };
+            drive(
+                &Source::<u16>::new(input, &plan.input, mask, isa),
+                rows,
+                plan,
+                workers,
+            )
+        }
+        4 => {
+            let mask = if is_float { 0x7FFF_FFFF } else { u32::MAX };
+            drive(
+                &Source::<u32>::new(input, &plan.input, mask, isa),
+                rows,
+                plan,
+                workers,
+            )
+        }
+        _ => {
+            let mask = if is_float { u64::MAX >> 1 } else { u64::MAX };
+            drive(
+                &Source::<u64>::new(input, &plan.input, mask, isa),
+                rows,
+                plan,
+                workers,
+            )
+        }
+    }
 }
 
-impl<U: Word> Source<'_, U> {
+/// Masks and writes every element, serially or in parallel rounds; returns the row count.
+fn drive<U: Word>(
+    src: &Source<'_, U>,
+    rows: &dyn Emit,
+    plan: &NonZeroPlan,
+    workers: Workers<'_>,
+) -> Result<u64> {
+    let m = plan.input.elements;
+    let threads = workers.threads.min(MAX_THREADS);
+    if threads <= 1 || m < PARALLEL_MIN || !plan.coords.distinct {
+        let mut words = [0u64; SERIAL_WORDS];
+        let mut row = 0u64;
+        let mut start = 0u64;
+        while start < m {
+            let end = (start + 64 * SERIAL_WORDS as u64).min(m);
+            let words = &mut words[..((end - start) as usize).div_ceil(64)];
+            if src.masks(start, end, words) > 0 {
+                // SAFETY: this thread is the only writer.
+                row += unsafe { rows.emit(words, start, row) };
+            }
+            start = end;
+        }
+        return Ok(row);
+    }
+
+    // Parallel rounds of `tasks` chunks. Each step writes the rows of the previous round (whose
+    // first rows the prefix sum gave) and masks the chunks of the next one, so a round costs
+    // one trip through the pool.
+    let tasks = threads * TASKS_PER_WORKER;
+    let per_chunk = (CHUNK / 64) as usize;
+    let mut scratch: Vec<u64> = Vec::new();
+    scratch
+        .try_reserve_exact(2 * tasks * per_chunk)
+        .map_err(|_| Error::OutOfMemory(format!("{OP}: no memory for {tasks} bitmask chunks")))?;
+    scratch.resize(2 * tasks * per_chunk, 0);
+    let (mut cur, mut next) = scratch.split_at_mut(tasks * per_chunk);
+    let mut cur_counts = [0u64; MAX_TASKS];
+    let mut next_counts = [0u64; MAX_TASKS];
+    let round_len = tasks as u64 * CHUNK;
+    let range = |round: u64, i: usize| {
+        let s = (round * round_len + i as u64 * CHUNK).min(m);
+        (s, (s + CHUNK).min(m))
+    };
+    let nwords = |(s, e): (u64, u64)| ((e - s) as usize).div_ceil(64);
+    let total = workers.run(|| {
+        cur.par_chunks_mut(per_chunk)
+            .zip(cur_counts[..tasks].par_iter_mut())
+            .enumerate()
+            .for_each(|(i, (words, count))| {
+                let (s, e) = range(0, i);
+                *count = if s < e {
+                    src.masks(s, e, &mut words[..nwords((s, e))])
+                } else {
+                    0
+                };
+            });
+        let mut row = 0u64;
+        let mut round = 0u64;
+        while round * round_len < m {
+            let mut firsts = [0u64; MAX_TASKS];
+            for (f, &c) in firsts[..tasks].iter_mut().zip(&cur_counts[..tasks]) {
+                *f = row;
+                row += c;
+            }
+            let more = (round + 1) * round_len < m;
+            let (firsts, counts) = (&firsts, &cur_counts);
+            cur.par_chunks(per_chunk)
+                .zip(next.par_chunks_mut(per_chunk))
+                .zip(next_counts[..tasks].par_iter_mut())
+                .enumerate()
+                .for_each(|(i, ((words, next_words), next_count))| {
+                    let r = range(round, i);
+                    if counts[i] > 0 {
+                        // SAFETY: task i writes rows firsts[i] .. firsts[i] + counts[i] (its
+                        // words have counts[i] set bits), which no other task writes, and the
+                        // coordinates layout gives distinct elements distinct addresses
+                        // (checked above).
+                        unsafe { rows.emit(&words[..nwords(r)], r.0, firsts[i]) };
+                    }
+                    if more {
+                        let (s, e) = range(round + 1, i);
+                        *next_count = if s < e {
+                            src.masks(s, e, &mut next_words[..nwords((s, e))])
+                        } else {
+                            0
+                        };
+                    }
+                });
+            core::mem::swap(&mut cur, &mut next);
+            core::mem::swap(&mut cur_counts, &mut next_counts);
+            round += 1;
+        }
+        row
+    });
+    Ok(total)
+}
+
+/// Where the input's elements come from, as bitmasks.
+struct Source<'a, U> {
+    data: &'a [U],
+    mask: U,
+    isa: Isa,
+    /// `None` for a packed input.
+    strided: Option<Strides>,
+}
+
+impl<'a, U: Word> Source<'a, U> {
+    fn new(input: &'a [u8], layout: &Layout, mask: U, isa: Isa) -> Self {
+        let data: &[U] = bytemuck::cast_slice(&input[..input.len() / U::SIZE * U::SIZE]);
+        Source {
+            data,
+            mask,
+            isa,
+            strided: (!layout.packed).then(|| Strides::new(layout)),
+        }
+    }
+
     /// Fills `words` with the nonzero bitmask of elements `[start, end)` (bit i of word w is
-    /// element `start + 64 w + i`) and returns how many bits are set.
+    /// element `start + 64 w + i`; `words` holds exactly the words that range needs) and returns
+    /// how many bits are set.
     fn masks(&self, start: u64, end: u64, words: &mut [u64]) -> u64 {
         let n = (end - start) as usize;
-        let words = &mut words[..n.div_ceil(64)];
-        let mut total = 0u64;
-        if self.layout.packed {
-            let data = &self.data[start as usize..end as usize];
-            let mut blocks = data.chunks_exact(64);
-            for (w, block) in words.iter_mut().zip(&mut blocks) {
-                let m = U::mask64(block.try_into().unwrap_or(&[U::ZERO; 64]), self.mask);
-                total += u64::from(m.count_ones());
-                *w = m;
-            }
-            let rest = blocks.remainder();
-            if !rest.is_empty() {
-                let mut m = 0u64;
-                for (i, &x) in rest.iter().enumerate() {
-                    m |= u64::from(x.and(self.mask) != U::ZERO) << i;
+        let whole = n / 64;
+        let mut total;
+        match &self.strided {
+            None => {
+                let data = &self.data[start as usize..end as usize];
+                let (blocks, rest) = data.split_at(whole * 64);
+                total = U::mask_blocks(blocks, self.mask, &mut words[..whole], self.isa);
+                if !rest.is_empty() {
+                    let m = simd::mask_tail(rest, self.mask);
+                    total += u64::from(m.count_ones());
+                    words[whole] = m;
                 }
-                total += u64::from(m.count_ones());
-                words[n / 64] = m;
             }
-        } else {
-            let mut cur = StridedCursor::at(self.layout, start);
-            for (wi, w) in words.iter_mut().enumerate() {
-                let len = (n - wi * 64).min(64);
-                let mut m = 0u64;
-                for i in 0..len {
-                    m |= u64::from(self.data[cur.offset as usize].and(self.mask) != U::ZERO) << i;
-                    cur.step();
+            Some(strides) => {
+                let mut cur = StridedCursor::at(strides, start);
+                let mut block = [U::ZERO; 64];
+                total = 0;
+                for (wi, w) in words.iter_mut().enumerate() {
+                    let len = (n - wi * 64).min(64);
+                    cur.gather(strides, self.data, &mut block[..len]);
+                    let m = if len == 64 {
+                        U::mask_blocks(&block, self.mask, core::slice::from_mut(w), self.isa);
+                        *w
+                    } else {
+                        simd::mask_tail(&block[..len], self.mask)
+                    };
+                    total += u64::from(m.count_ones());
+                    *w = m;
                 }
-                total += u64::from(m.count_ones());
-                *w = m;
             }
         }
         total
     }
 }
 
-/// Walks the input's elements in row-major order, tracking the element offset through strides.
-struct StridedCursor {
-    idx: [u64; MAX_DIMS],
+/// A strided input's dimensions larger than 1, outermost first.
+struct Strides {
     sizes: [u64; MAX_DIMS],
     strides: [u64; MAX_DIMS],
     dims: usize,
+}
+
+impl Strides {
+    fn new(l: &Layout) -> Strides {
+        let mut s = Strides {
+            sizes: [1; MAX_DIMS],
+            strides: [0; MAX_DIMS],
+            dims: 0,
+        };
+        for d in 0..l.dims {
+            if l.sizes[d] > 1 {
+                s.sizes[s.dims] = u64::from(l.sizes[d]);
+                s.strides[s.dims] = l.strides[d];
+                s.dims += 1;
+            }
+        }
+        if s.dims == 0 {
+            s.dims = 1;
+        }
+        s
+    }
+}
+
+/// Walks a strided input in row-major order, tracking the element offset.
+struct StridedCursor {
+    idx: [u64; MAX_DIMS],
     offset: u64,
 }
 
 impl StridedCursor {
-    fn at(l: &Layout, flat: u64) -> StridedCursor {
+    fn at(s: &Strides, flat: u64) -> StridedCursor {
         let mut c = StridedCursor {
             idx: [0; MAX_DIMS],
-            sizes: [1; MAX_DIMS],
-            strides: [0; MAX_DIMS],
-            dims: l.dims,
             offset: 0,
         };
         let mut rest = flat;
-        for d in (0..l.dims).rev() {
-            let s = u64::from(l.sizes[d]);
-            c.sizes[d] = s;
-            c.strides[d] = l.strides[d];
-            c.idx[d] = rest % s;
-            rest /= s;
-            c.offset += c.idx[d] * l.strides[d];
+        for d in (0..s.dims).rev() {
+            c.idx[d] = rest % s.sizes[d];
+            rest /= s.sizes[d];
+            c.offset += c.idx[d] * s.strides[d];
         }
         c
     }
 
-    #[inline(always)]
-    fn step(&mut self) {
-        let mut d = self.dims - 1;
-        loop {
-            self.idx[d] += 1;
-            self.offset = self.offset.wrapping_add(self.strides[d]);
-            if self.idx[d] < self.sizes[d] || d == 0 {
-                return;
+    /// Reads the next `out.len()` elements.
+    #[inline]
+    fn gather<U: Word>(&mut self, s: &Strides, data: &[U], out: &mut [U]) {
+        let last = s.dims - 1;
+        let (size, stride) = (s.sizes[last], s.strides[last]);
+        let mut k = 0;
+        while k < out.len() {
+            let take = ((size - self.idx[last]) as usize).min(out.len() - k);
+            let mut off = self.offset as usize;
+            for slot in &mut out[k..k + take] {
+                *slot = data[off];
+                off += stride as usize;
             }
+            k += take;
+            self.idx[last] += take as u64;
+            self.offset = off as u64;
+            if self.idx[last] == size {
+                self.carry(s);
+            }
+        }
+    }
+
+    /// Moves from one past the end of the innermost dimension to the start of the next line.
+    fn carry(&mut self, s: &Strides) {
+        let mut d = s.dims - 1;
+        loop {
             self.offset = self
                 .offset
-                .wrapping_sub(self.sizes[d].wrapping_mul(self.strides[d]));
+                .wrapping_sub(s.sizes[d].wrapping_mul(s.strides[d]));
             self.idx[d] = 0;
+            if d == 0 {
+                return;
+            }
             d -= 1;
+            self.idx[d] += 1;
+            self.offset = self.offset.wrapping_add(s.strides[d]);
+            if self.idx[d] < s.sizes[d] {
+                return;
+            }
         }
     }
 }
 
-/// The coordinates of the element at a flat index, advanced incrementally. Only dimensions
-/// larger than 1 move; the others stay 0.
-struct Coords {
-    idx: [u64; MAX_DIMS],
-    /// The dimensions larger than 1, innermost first.
-    moving: [usize; MAX_DIMS],
+/// The input's shape as the coordinate walk sees it.
+#[derive(Clone, Copy)]
+struct Geometry {
     sizes: [u64; MAX_DIMS],
-    nmoving: usize,
-    pos: u64,
+    /// The line dimension: the innermost one larger than 1 (the last one if none is).
+    line: usize,
+    /// Its size.
+    width: u64,
+    /// The input dimension of a row's first column (`dims - N`); dimensions before it are 1.
+    first: usize,
 }
 
-impl Coords {
-    fn at(l: &Layout, flat: u64) -> Coords {
-        let mut c = Coords {
+impl Geometry {
+    fn new(l: &Layout, n: usize) -> Geometry {
+        let mut sizes = [1u64; MAX_DIMS];
+        for (s, &l) in sizes.iter_mut().zip(l.sizes()) {
+            *s = u64::from(l);
+        }
+        let line = (0..l.dims)
+            .rev()
+            .find(|&d| sizes[d] > 1)
+            .unwrap_or(l.dims - 1);
+        Geometry {
+            sizes,
+            line,
+            width: sizes[line],
+            first: l.dims - n,
+        }
+    }
+}
+
+/// The coordinates of the current line, as a template row (the line column reads 0).
+struct Cursor<O, const N: usize> {
+    row: [O; N],
+    idx: [u64; MAX_DIMS],
+    line_start: u64,
+    line_end: u64,
+}
+
+impl<O: Coord, const N: usize> Cursor<O, N> {
+    fn at(g: &Geometry, flat: u64) -> Self {
+        let line_no = flat / g.width;
+        let mut c = Cursor {
+            row: [O::default(); N],
             idx: [0; MAX_DIMS],
-            moving: [0; MAX_DIMS],
-            sizes: [1; MAX_DIMS],
-            nmoving: 0,
-            pos: flat,
+            line_start: line_no * g.width,
+            line_end: line_no * g.width + g.width,
         };
-        let mut rest = flat;
-        for d in (0..l.dims).rev() {
-            let s = u64::from(l.sizes[d]);
-            c.sizes[d] = s;
-            if s > 1 {
-                c.moving[c.nmoving] = d;
-                c.nmoving += 1;
-                c.idx[d] = rest % s;
-                rest /= s;
-            }
+        let mut rest = line_no;
+        for d in (g.first..g.line).rev() {
+            c.idx[d] = rest % g.sizes[d];
+            rest /= g.sizes[d];
+            c.row[d - g.first] = O::from_u64(c.idx[d]);
         }
         c
     }
 
-    /// Moves to flat index `to` (not before the current one).
+    /// Moves to the line holding flat index `pos` (not before the current line).
     #[inline(always)]
-    fn seek(&mut self, to: u64) {
-        let delta = to - self.pos;
-        self.pos = to;
-        if self.nmoving == 0 {
+    fn reach(&mut self, g: &Geometry, pos: u64) {
+        if pos < self.line_end {
             return;
         }
-        let d = self.moving[0];
-        let v = self.idx[d] + delta;
-        if v < self.sizes[d] {
-            self.idx[d] = v;
-        } else {
-            self.carry(v);
+        if pos - self.line_end >= MAX_STEP_LINES * g.width {
+            *self = Cursor::at(g, pos);
+            return;
+        }
+        while pos >= self.line_end {
+            self.next_line(g);
         }
     }
 
-    #[cold]
-    fn carry(&mut self, mut v: u64) {
-        for k in 0..self.nmoving {
-            let d = self.moving[k];
-            let s = self.sizes[d];
-            let c;
-            if v < s {
-                self.idx[d] = v;
-                return;
-            } else if v < 2 * s {
-                self.idx[d] = v - s;
-                c = 1;
-            } else {
-                self.idx[d] = v % s;
-                c = v / s;
-            }
-            if k + 1 == self.nmoving {
+    #[inline(always)]
+    fn next_line(&mut self, g: &Geometry) {
+        self.line_start += g.width;
+        self.line_end += g.width;
+        let mut d = g.line;
+        while d > g.first {
+            d -= 1;
+            self.idx[d] += 1;
+            if self.idx[d] < g.sizes[d] {
+                self.row[d - g.first] = O::from_u64(self.idx[d]);
                 return;
             }
-            v = self.idx[self.moving[k + 1]] + c;
+            self.idx[d] = 0;
+            self.row[d - g.first] = O::default();
         }
     }
 }
 
-/// Writes the coordinate rows of the set bits in `words` (elements from `start`), from row
-/// `first_row` on.
+/// Writes coordinate rows.
+trait Emit: Sync {
+    /// Writes one row per set bit of `words` (bit i of word w is element `start + 64 w + i`),
+    /// from row `first_row` on; returns the number of rows written.
+    ///
+    /// # Safety
+    /// No other thread may write the rows `first_row ..` that this call writes while it runs.
+    unsafe fn emit(&self, words: &[u64], start: u64, first_row: u64) -> u64;
+}
+
+/// The coordinates output: N columns, packed (`rs == N`, `cs == 1`) or strided.
+struct Rows<'a, O, const N: usize, const PACKED: bool> {
+    out: OutView<'a, O>,
+    rs: usize,
+    cs: usize,
+    geo: Geometry,
+    isa: Isa,
+}
+
+/// A word with at least this many set bits is expanded eight elements at a time (AVX2) rather
+/// than bit by bit.
+const DENSE_BITS: u32 = 8;
+
+impl<O: Coord, const N: usize, const PACKED: bool> Rows<'_, O, N, PACKED> {
+    /// Writes row `row`: the template with column `xcol` (`N - 1` when `LAST`) set to `x`.
+    ///
+    /// # Safety
+    /// Every index of the row is below `out.len()`, and no other thread accesses the row.
+    #[inline(always)]
+    unsafe fn put<const LAST: bool>(&self, row: usize, tmpl: &[O; N], xcol: usize, x: u64) {
+        let (rs, cs) = if PACKED { (N, 1) } else { (self.rs, self.cs) };
+        let base = row * rs;
+        for (c, &t) in tmpl.iter().enumerate() {
+            let is_x = if LAST { c == N - 1 } else { c == xcol };
+            let v = if is_x { O::from_u64(x) } else { t };
+            // SAFETY: the caller guarantees the row's indices are in bounds and unshared.
+            unsafe { self.out.write_unchecked(base + c * cs, v) };
+        }
+    }
+
+    /// Writes the rows of `words` from row `first` on; `end` is one past the last of them.
+    /// With `SIMD` (only in [`walk_avx2`]) dense words of a packed UINT32 output with up to four
+    /// columns are expanded eight elements at a time.
+    ///
+    /// # Safety
+    /// `end - first` is the number of set bits in `words`; rows `first .. end` are in bounds
+    /// and no other thread accesses them. `SIMD` only when the CPU has AVX2, BMI1 and POPCNT.
+    #[inline(always)]
+    unsafe fn walk<const LAST: bool, const SIMD: bool>(
+        &self,
+        words: &[u64],
+        start: u64,
+        first: usize,
+        end: usize,
+    ) {
+        let g = &self.geo;
+        let xcol = g.line - g.first;
+        let mut cur = Cursor::<O, N>::at(g, start);
+        let mut row = first;
+        #[cfg(target_arch = "x86_64")]
+        let expand = SIMD && LAST && PACKED && !O::WIDE && N <= 4;
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: only built when `expand`, so the CPU has AVX2.
+        let (shape, mut tmpl, mut tmpl_line) = if expand {
+            unsafe {
+                (
+                    expand::Shape::new(N),
+                    expand::Template::new(&cur.row),
+                    cur.line_start,
+                )
+            }
+        } else {
+            Default::default()
+        };
+        for (wi, &w) in words.iter().enumerate() {
+            let base = start + 64 * wi as u64;
+            let mut bits = w;
+            if bits == 0 {
+                continue;
+            }
+            if base + 64 <= cur.line_end {
+                // The whole word lies in the current line.
+                let off = base - cur.line_start;
+                #[cfg(target_arch = "x86_64")]
+                if expand && bits.count_ones() >= DENSE_BITS && row + 72 <= end {
+                    if tmpl_line != cur.line_start {
+                        // SAFETY: `expand` implies AVX2.
+                        tmpl = unsafe { expand::Template::new(&cur.row) };
+                        tmpl_line = cur.line_start;
+                    }
+                    // SAFETY: the word's rows start at `row`; every byte's store writes eight
+                    // rows from a row at most `row + 64`, so all stores stay below row + 72 <=
+                    // `end` (in bounds and ours; rows past the word's own are rewritten by the
+                    // following ones before anyone else may read them). The output is packed
+                    // UINT32 (`PACKED`, `!O::WIDE`), so row r starts at element r × N.
+                    row = unsafe {
+                        expand::word(
+                            self.out.as_ptr().cast::<u32>(),
+                            row,
+                            bits,
+                            off,
+                            &shape,
+                            &tmpl,
+                        )
+                    };
+                    continue;
+                }
+                while bits != 0 {
+                    let x = off + u64::from(bits.trailing_zeros());
+                    bits &= bits - 1;
+                    // SAFETY: one row per set bit, so `row` stays below `end`, which the caller
+                    // guarantees in bounds and unshared.
+                    unsafe { self.put::<LAST>(row, &cur.row, xcol, x) };
+                    row += 1;
+                }
+            } else {
+                while bits != 0 {
+                    let pos = base + u64::from(bits.trailing_zeros());
+                    bits &= bits - 1;
+                    cur.reach(g, pos);
+                    // SAFETY: as above.
+                    unsafe { self.put::<LAST>(row, &cur.row, xcol, pos - cur.line_start) };
+                    row += 1;
+                }
+            }
+        }
+        debug_assert_eq!(row, end);
+    }
+}
+
+/// [`Rows::walk`] compiled for AVX2, BMI1 and POPCNT.
 ///
 /// # Safety
-/// No other thread may write the rows `first_row ..` that this call writes, and the coordinates
-/// layout must give distinct addresses to distinct elements when other threads write other rows.
-#[inline(always)]
-unsafe fn write_rows<O: Coord, const N: usize>(
-    out: &OutView<'_, O>,
+/// As for [`Rows::walk`]; the CPU has AVX2, BMI1 and POPCNT.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,popcnt")]
+unsafe fn walk_avx2<O: Coord, const N: usize, const PACKED: bool, const LAST: bool>(
+    rows: &Rows<'_, O, N, PACKED>,
     words: &[u64],
     start: u64,
-    first_row: u64,
-    layout: &Layout,
-    geometry: (usize, usize, usize),
-) -> u64 {
-    let (dims, row_stride, col_stride) = geometry;
-    let mut coords = Coords::at(layout, start);
-    let mut row = first_row as usize;
-    for (wi, &w) in words.iter().enumerate() {
-        let mut bits = w;
-        let base = start + (wi as u64) * 64;
-        while bits != 0 {
-            let b = bits.trailing_zeros() as u64;
-            bits &= bits - 1;
-            coords.seek(base + b);
-            let at = row * row_stride;
-            for c in 0..N {
-                // SAFETY: the caller guarantees no other thread writes this row.
-                unsafe { out.write(at + c * col_stride, O::from_u64(coords.idx[dims - N + c])) };
+    first: usize,
+    end: usize,
+) {
+    // SAFETY: forwarded contract.
+    unsafe { rows.walk::<LAST, true>(words, start, first, end) }
+}
+
+impl<O: Coord, const N: usize, const PACKED: bool> Emit for Rows<'_, O, N, PACKED> {
+    unsafe fn emit(&self, words: &[u64], start: u64, first_row: u64) -> u64 {
+        let count: u64 = words.iter().map(|w| u64::from(w.count_ones())).sum();
+        if count == 0 {
+            return 0;
+        }
+        // The largest index any of these rows touches, checked once for the whole walk.
+        let last = usize::try_from(first_row + count - 1)
+            .ok()
+            .and_then(|r| r.checked_mul(self.rs))
+            .and_then(|i| i.checked_add((N - 1) * self.cs));
+        assert!(
+            last.is_some_and(|i| i < self.out.len()),
+            "{OP}: rows {first_row}..{} do not fit the coordinates output",
+            first_row + count
+        );
+        let (first, end) = (first_row as usize, (first_row + count) as usize);
+        let last_col = self.geo.line - self.geo.first == N - 1;
+        // SAFETY: rows first .. end are in bounds (asserted above) and `end - first` is the
+        // number of set bits; the caller guarantees no other thread writes those rows. The
+        // AVX2 walk runs only when the CPU has AVX2, BMI1 and POPCNT.
+        unsafe {
+            match (self.isa, last_col) {
+                #[cfg(target_arch = "x86_64")]
+                (Isa::Avx2, true) => {
+                    walk_avx2::<O, N, PACKED, true>(self, words, start, first, end)
+                }
+                #[cfg(target_arch = "x86_64")]
+                (Isa::Avx2, false) => {
+                    walk_avx2::<O, N, PACKED, false>(self, words, start, first, end)
+                }
+                (_, true) => self.walk::<true, false>(words, start, first, end),
+                (_, false) => self.walk::<false, false>(words, start, first, end),
             }
-            row += 1;
+        }
+        count
+    }
+}
+
+/// AVX2 expansion of a dense bitmask word into packed UINT32 rows of up to four columns whose
+/// last column is the position in the line: each byte of the word becomes eight rows (its set
+/// bits' positions from a table, spread into the template rows by permutes and blends), of
+/// which the first popcount(byte) are kept.
+#[cfg(target_arch = "x86_64")]
+mod expand {
+    use core::arch::x86_64::*;
+
+    use super::Coord;
+
+    /// The set bits of each byte value, in increasing order (then zeros).
+    static POSITIONS: [[u8; 8]; 256] = {
+        let mut t = [[0u8; 8]; 256];
+        let mut b = 0;
+        while b < 256 {
+            let (mut k, mut i) = (0, 0);
+            while i < 8 {
+                if b & (1 << i) != 0 {
+                    t[b][k] = i as u8;
+                    k += 1;
+                }
+                i += 1;
+            }
+            b += 1;
+        }
+        t
+    };
+
+    /// Eight rows of N columns are N vectors of eight lanes. For vector v, lane l holds column
+    /// (8v + l) % N of row (8v + l) / N: `perm` picks that row's position, `mask` marks the
+    /// lanes of the last column.
+    #[derive(Clone, Copy)]
+    pub struct Shape {
+        n: usize,
+        perm: [__m256i; 4],
+        mask: [__m256i; 4],
+    }
+
+    impl Default for Shape {
+        fn default() -> Self {
+            // SAFETY: all-zero bits are a valid __m256i; no instruction is needed.
+            unsafe { core::mem::zeroed() }
         }
     }
-    row as u64 - first_row
-}
 
-fn run<U: Word, O: Coord, const N: usize>(
-    plan: &NonZeroPlan,
-    input: &[u8],
-    count: &mut [u8],
-    coords: &mut [u8],
-    mask: U,
-    workers: Workers<'_>,
-) -> Result<()> {
-    let input: &[U] = bytemuck::cast_slice(&input[..input.len() / U::SIZE * U::SIZE]);
-    let src = Source {
-        data: input,
-        layout: &plan.input,
-        mask,
-    };
-    let k = plan.coords.dims;
-    let geometry = (
-        plan.input.dims,
-        plan.coords.strides[k - 2] as usize,
-        plan.coords.strides[k - 1] as usize,
-    );
-    let coords_len = coords.len() / O::SIZE_OF * O::SIZE_OF;
-    let out = OutView::<O>::new(bytemuck::cast_slice_mut(&mut coords[..coords_len]));
-    let m = plan.input.elements;
-    let threads = workers.threads.min(MAX_THREADS);
-    let parallel = threads > 1 && m >= PARALLEL_MIN && plan.coords.distinct;
-    let total = if !parallel {
-        // One pass: mask a block of 64, write its rows, move on.
-        let mut row = 0u64;
-        let mut start = 0u64;
-        let mut word = [0u64; 1];
-        while start < m {
-            let end = (start + 64).min(m);
-            src.masks(start, end, &mut word);
-            // SAFETY: this thread is the only writer.
-            row += unsafe { write_rows::<O, N>(&out, &word, start, row, &plan.input, geometry) };
-            start = end;
+    impl Shape {
+        /// # Safety
+        /// The CPU has AVX2; `n` is 1 to 4.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        pub unsafe fn new(n: usize) -> Shape {
+            let mut perm = [[0i32; 8]; 4];
+            let mut mask = [[0i32; 8]; 4];
+            for v in 0..n {
+                for l in 0..8 {
+                    let g = 8 * v + l;
+                    perm[v][l] = (g / n) as i32;
+                    mask[v][l] = if g % n == n - 1 { -1 } else { 0 };
+                }
+            }
+            // SAFETY: each array is 8 i32 = 32 readable bytes; loadu needs no alignment.
+            let load = |a: &[i32; 8]| unsafe { _mm256_loadu_si256(a.as_ptr().cast()) };
+            Shape {
+                n,
+                perm: [
+                    load(&perm[0]),
+                    load(&perm[1]),
+                    load(&perm[2]),
+                    load(&perm[3]),
+                ],
+                mask: [
+                    load(&mask[0]),
+                    load(&mask[1]),
+                    load(&mask[2]),
+                    load(&mask[3]),
+                ],
+            }
+        }
+    }
+
+    /// Eight copies of a template row (its last column is overwritten).
+    #[derive(Clone, Copy)]
+    pub struct Template([__m256i; 4]);
+
+    impl Default for Template {
+        fn default() -> Self {
+            // SAFETY: all-zero bits are a valid __m256i.
+            unsafe { core::mem::zeroed() }
+        }
+    }
+
+    impl Template {
+        /// # Safety
+        /// The CPU has AVX2; N is 1 to 4.
+        #[inline]
+        #[target_feature(enable = "avx2")]
+        pub unsafe fn new<O: Coord, const N: usize>(row: &[O; N]) -> Template {
+            let mut lanes = [[0u32; 8]; 4];
+            for v in 0..N.min(4) {
+                for l in 0..8 {
+                    lanes[v][l] = row[(8 * v + l) % N].low32();
+                }
+            }
+            // SAFETY: each array is 8 u32 = 32 readable bytes.
+            let load = |a: &[u32; 8]| unsafe { _mm256_loadu_si256(a.as_ptr().cast()) };
+            Template([
+                load(&lanes[0]),
+                load(&lanes[1]),
+                load(&lanes[2]),
+                load(&lanes[3]),
+            ])
+        }
+    }
+
+    /// Writes the rows of `bits` (positions `off + i` in the line) from row `row` on, and
+    /// returns the row after them. Each byte stores eight whole rows.
+    ///
+    /// # Safety
+    /// The CPU has AVX2, BMI1 and POPCNT; `out` is a packed UINT32 output of `shape.n` columns
+    /// whose rows `row .. row + 72` may be written by this thread.
+    #[inline]
+    #[target_feature(enable = "avx2,bmi1,popcnt")]
+    pub unsafe fn word(
+        out: *mut u32,
+        mut row: usize,
+        bits: u64,
+        off: u64,
+        shape: &Shape,
+        tmpl: &Template,
+    ) -> usize {
+        let n = shape.n;
+        let mut base = _mm256_set1_epi32(off as i32);
+        let eight = _mm256_set1_epi32(8);
+        for j in 0..8 {
+            let byte = (bits >> (8 * j)) as u8;
+            // SAFETY: POSITIONS[byte] is 8 readable bytes (loadl reads 8).
+            let pos = unsafe { _mm_loadl_epi64(POSITIONS[byte as usize].as_ptr().cast()) };
+            let xs = _mm256_add_epi32(_mm256_cvtepu8_epi32(pos), base);
+            // SAFETY: row r starts at element r × n; this byte's eight rows end before
+            // (row + 8) × n, within the rows the caller lets us write.
+            let p = unsafe { out.add(row * n) };
+            for v in 0..n {
+                let x = _mm256_permutevar8x32_epi32(xs, shape.perm[v]);
+                let lanes = _mm256_blendv_epi8(tmpl.0[v], x, shape.mask[v]);
+                // SAFETY: lanes 8v .. 8v + 8 of the eight rows (see above).
+                unsafe { _mm256_storeu_si256(p.add(8 * v).cast(), lanes) };
+            }
+            row += byte.count_ones() as usize;
+            base = _mm256_add_epi32(base, eight);
         }
         row
-    } else {
-        let words_per_chunk = (CHUNK / 64) as usize;
-        let mut scratch: Vec<u64> = Vec::new();
-        scratch
-            .try_reserve_exact(words_per_chunk * threads)
-            .map_err(|_| {
-                Error::OutOfMemory(format!("{OP}: no memory for {threads} bitmask chunks"))
-            })?;
-        scratch.resize(words_per_chunk * threads, 0);
-        let mut counts = vec![0u64; threads];
-        debug_assert!(threads <= MAX_THREADS);
-        let mut row = 0u64;
-        let mut round = 0u64;
-        let out = &out;
-        workers.run(|| {
-            while round < m {
-                scratch
-                    .par_chunks_mut(words_per_chunk)
-                    .zip(counts.par_iter_mut())
-                    .enumerate()
-                    .for_each(|(t, (words, count))| {
-                        let s = (round + t as u64 * CHUNK).min(m);
-                        let e = (s + CHUNK).min(m);
-                        *count = if s < e { src.masks(s, e, words) } else { 0 };
-                    });
-                let mut firsts = [0u64; MAX_THREADS];
-                let firsts = &mut firsts[..threads];
-                for (f, &c) in firsts.iter_mut().zip(counts.iter()) {
-                    *f = row;
-                    row += c;
-                }
-                let firsts = &*firsts;
-                scratch
-                    .par_chunks(words_per_chunk)
-                    .enumerate()
-                    .for_each(|(t, words)| {
-                        let s = (round + t as u64 * CHUNK).min(m);
-                        let e = (s + CHUNK).min(m);
-                        if s < e {
-                            let nw = ((e - s) as usize).div_ceil(64);
-                            // SAFETY: chunk t writes rows firsts[t] .. firsts[t] + counts[t], which
-                            // no other chunk writes, and the layout is distinct (checked above).
-                            unsafe {
-                                write_rows::<O, N>(
-                                    out,
-                                    &words[..nw],
-                                    s,
-                                    firsts[t],
-                                    &plan.input,
-                                    geometry,
-                                )
-                            };
-                        }
-                    });
-                round += CHUNK * threads as u64;
-            }
-        });
-        row
-    };
-    let count: &mut [O] = bytemuck::cast_slice_mut(&mut count[..O::SIZE_OF]);
-    count[0] = O::from_u64(total);
-    Ok(())
-}
-
-trait SizeOf {
-    const SIZE_OF: usize;
-}
-impl<T: Coord> SizeOf for T {
-    const SIZE_OF: usize = core::mem::size_of::<T>();
+    }
 }
