@@ -1,0 +1,623 @@
+//! Randomised tests of the kernels' fast paths against `directml_subset::reference`: every SIMD
+//! tail length (sizes around 64-lane boundaries), every data type (floats with ±0.0 and NaN),
+//! strided and broadcast inputs, strided outputs, densities from 0 to 1, in-place
+//! DIAGONAL_MATRIX1, and inputs large enough for the parallel paths (devices with 2 and 4
+//! threads).
+//!
+//! Outputs start filled with a canary byte and are compared whole with the reference's, so a
+//! kernel that writes padding or coordinate rows from the count on fails too.
+//!
+//! The seed comes from DMLS_SEED (or the clock) and is printed with every failure. The test
+//! `other_simd_levels` runs the fast cases again in child processes with `DMLS_SIMD=sse2` and
+//! `DMLS_SIMD=portable`, so every instruction set path runs on one machine.
+
+use directml_subset::{
+    reference, DataType, Device, DeviceOptions, Input, OperatorDesc, TensorDesc,
+    DMLS_DEVICE_FLAG_EXTENSIONS,
+};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+const CANARY: u8 = 0xA5;
+
+fn seed() -> u64 {
+    std::env::var("DMLS_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(1)
+        })
+}
+
+/// Runs `f` with a seeded generator; a failure names the seed.
+fn with_seed(name: &str, f: impl FnOnce(&mut SmallRng)) {
+    let seed = seed();
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut rng)));
+    if let Err(e) = result {
+        eprintln!("{name} failed with seed {seed}; replay with DMLS_SEED={seed}");
+        std::panic::resume_unwind(e);
+    }
+}
+
+fn device(threads: u32) -> Device {
+    Device::new(&DeviceOptions {
+        thread_count: threads,
+        flags: DMLS_DEVICE_FLAG_EXTENSIONS,
+        ..Default::default()
+    })
+    .expect("device")
+}
+
+/// Bytes aligned to 8, the largest element size.
+struct Buf {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Buf {
+    fn new(len: usize, fill: u8) -> Buf {
+        Buf {
+            words: vec![u64::from_ne_bytes([fill; 8]); len.div_ceil(8)],
+            len,
+        }
+    }
+    fn bytes(&self) -> &[u8] {
+        &bytemuck::cast_slice(&self.words)[..self.len]
+    }
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut bytemuck::cast_slice_mut(&mut self.words)[..self.len]
+    }
+}
+
+/// Strides of a packed tensor.
+fn packed(sizes: &[u32]) -> Vec<u32> {
+    let mut s = vec![0u32; sizes.len()];
+    let mut acc = 1u32;
+    for i in (0..sizes.len()).rev() {
+        s[i] = acc;
+        acc *= sizes[i];
+    }
+    s
+}
+
+/// Random strides for `sizes`: packed, padded, permuted, or broadcasting.
+fn random_strides(rng: &mut SmallRng, sizes: &[u32], broadcast: bool) -> Option<Vec<u32>> {
+    let d = sizes.len();
+    match rng.random_range(0..6) {
+        0 | 1 => None,
+        2 => {
+            let mut s = vec![0u32; d];
+            let mut acc = 1u32;
+            for i in (0..d).rev() {
+                s[i] = acc;
+                acc = acc * sizes[i] + rng.random_range(0..3);
+            }
+            Some(s)
+        }
+        3 | 4 => {
+            let mut order: Vec<usize> = (0..d).collect();
+            for i in (1..d).rev() {
+                order.swap(i, rng.random_range(0..=i));
+            }
+            let mut s = vec![0u32; d];
+            let mut acc = 1u32;
+            for &i in &order {
+                s[i] = acc;
+                acc *= sizes[i];
+            }
+            Some(s)
+        }
+        _ => {
+            let mut s = packed(sizes);
+            for x in s.iter_mut() {
+                if broadcast && rng.random_bool(0.4) {
+                    *x = 0;
+                }
+            }
+            Some(s)
+        }
+    }
+}
+
+fn desc(t: DataType, sizes: &[u32], strides: Option<&[u32]>) -> TensorDesc {
+    match strides {
+        Some(s) => TensorDesc::with_strides(t, sizes, s),
+        None => TensorDesc::new(t, sizes),
+    }
+}
+
+/// One element's bytes: zero (for floats sometimes -0.0) or nonzero (for floats sometimes NaN,
+/// infinities, the smallest subnormal or a value whose only set bit is high).
+fn element(rng: &mut SmallRng, t: DataType, nonzero: bool, out: &mut [u8]) {
+    let size = t.size();
+    let sign: u64 = 1 << (size * 8 - 1);
+    let bits: u64 = if !nonzero {
+        if t.is_float() && rng.random_bool(0.3) {
+            sign
+        } else {
+            0
+        }
+    } else if t.is_float() {
+        let (exp_mask, quiet): (u64, u64) = match size {
+            2 => (0x7C00, 0x0200),
+            4 => (0x7F80_0000, 0x0040_0000),
+            _ => (0x7FF0_0000_0000_0000, 0x0008_0000_0000_0000),
+        };
+        let v = match rng.random_range(0..8) {
+            0 => exp_mask | quiet,
+            1 => exp_mask | 1,
+            2 => exp_mask,
+            3 => 1,
+            4 => sign >> 1,
+            _ => loop {
+                let v = rng.random::<u64>() & (sign - 1);
+                if v != 0 {
+                    break v;
+                }
+            },
+        };
+        if rng.random_bool(0.5) {
+            v | sign
+        } else {
+            v
+        }
+    } else {
+        match rng.random_range(0..4) {
+            0 => 1,
+            1 => sign,
+            _ => loop {
+                let v = rng.random::<u64>() & (sign | (sign - 1));
+                if v != 0 {
+                    break v;
+                }
+            },
+        }
+    };
+    out.copy_from_slice(&bits.to_ne_bytes()[..size]);
+}
+
+/// A buffer for `d` with random elements at the given density; some cases use runs, so whole
+/// 64-element words are all zero or all nonzero.
+fn random_input(rng: &mut SmallRng, d: &TensorDesc, density: f64) -> Buf {
+    let t = DataType::from_raw(d.data_type).expect("type");
+    let mut buf = Buf::new(d.total_size as usize, 0);
+    let size = t.size();
+    let runs = rng.random_bool(0.3);
+    let mut state = rng.random_bool(density);
+    for e in buf.bytes_mut().chunks_exact_mut(size) {
+        let nonzero = if runs {
+            if rng.random_bool(0.02) {
+                state = rng.random_bool(density);
+            }
+            state
+        } else {
+            rng.random_bool(density)
+        };
+        element(rng, t, nonzero, e);
+    }
+    buf
+}
+
+const ALL_TYPES: [DataType; 11] = DataType::ALL;
+
+/// A coordinates layout for M rows and N columns: packed, padded rows, column-major, or ONNX
+/// Runtime's int64-as-pairs {2, 2M}; sometimes with leading dimensions of size 1.
+fn coords_desc(rng: &mut SmallRng, out: DataType, m: u32, n: u32) -> TensorDesc {
+    let lead = rng.random_range(0..3usize);
+    let mut sizes = vec![1u32; lead];
+    sizes.extend([m, n]);
+    let strides: Option<(u32, u32)> = match rng.random_range(0..6) {
+        0 => Some((n + rng.random_range(1..3), 1)),
+        1 => Some((1, m)),
+        2 => Some((2, 2 * m)),
+        _ => None,
+    };
+    match strides {
+        None => TensorDesc::new(out, &sizes),
+        Some((rs, cs)) => {
+            let mut st = vec![0u32; lead];
+            st.extend([rs, cs]);
+            TensorDesc::with_strides(out, &sizes, &st)
+        }
+    }
+}
+
+/// Runs NONZERO_COORDINATES on `input` through `dev` and the reference; compares both outputs
+/// whole.
+fn check_nonzero(
+    rng: &mut SmallRng,
+    dev: &Device,
+    input: TensorDesc,
+    data: &Buf,
+    out_type: DataType,
+    what: &str,
+) {
+    let sizes = input.sizes().to_vec();
+    let m: u32 = sizes.iter().product();
+    let lead = sizes.iter().take_while(|&&s| s == 1).count();
+    let rank = (sizes.len() - lead).max(1);
+    let n = rng.random_range(rank..=sizes.len()) as u32;
+    let count = TensorDesc::new(out_type, &[1]);
+    let coords = coords_desc(rng, out_type, m, n);
+    let op = dev
+        .create_operator(&OperatorDesc::NonZeroCoordinates {
+            input,
+            output_count: count,
+            output_coordinates: coords,
+        })
+        .unwrap_or_else(|e| panic!("{what}: create: {e}"));
+    let mut got_count = Buf::new(count.total_size as usize, CANARY);
+    let mut got = Buf::new(coords.total_size as usize, CANARY);
+    op.execute(
+        &[Input::Bytes(data.bytes())],
+        &mut [got_count.bytes_mut(), got.bytes_mut()],
+    )
+    .unwrap_or_else(|e| panic!("{what}: execute: {e}"));
+    let mut want_count = Buf::new(count.total_size as usize, CANARY);
+    let mut want = Buf::new(coords.total_size as usize, CANARY);
+    let rows = reference::nonzero_coordinates(
+        &input,
+        data.bytes(),
+        &count,
+        &coords,
+        want_count.bytes_mut(),
+        want.bytes_mut(),
+    );
+    let ctx = format!(
+        "{what}: input {:?} sizes {sizes:?} strides {:?}, output {:?} sizes {:?} strides {:?}, \
+         {rows} of {m} nonzero",
+        DataType::from_raw(input.data_type),
+        input.strides(),
+        out_type,
+        coords.sizes(),
+        coords.strides(),
+    );
+    assert_eq!(got_count.bytes(), want_count.bytes(), "count: {ctx}");
+    if let Some(i) = (0..want.len).find(|&i| got.bytes()[i] != want.bytes()[i]) {
+        let e = out_type.size();
+        panic!(
+            "coordinates differ at byte {i} (element {}): got {:?}, want {:?}: {ctx}",
+            i / e,
+            &got.bytes()[i / e * e..i / e * e + e],
+            &want.bytes()[i / e * e..i / e * e + e],
+        );
+    }
+}
+
+fn out_types(rng: &mut SmallRng) -> DataType {
+    match rng.random_range(0..4) {
+        0 => DataType::UInt64,
+        1 => DataType::Int64,
+        _ => DataType::UInt32,
+    }
+}
+
+/// Every type and every length from 1 to 200 (each SIMD tail), 1-D and 2-D, serial.
+#[test]
+fn nonzero_every_tail_and_type() {
+    with_seed("nonzero_every_tail_and_type", |rng| {
+        let dev = device(1);
+        for t in ALL_TYPES {
+            for len in 1..=200u32 {
+                let density = [0.0, 1.0, 0.5, 0.05, 0.95][len as usize % 5];
+                let sizes = match len % 3 {
+                    0 => vec![len],
+                    1 => vec![1, len],
+                    _ => vec![len.div_ceil(7), 7],
+                };
+                let input = TensorDesc::new(t, &sizes);
+                let data = random_input(rng, &input, density);
+                let out = out_types(rng);
+                check_nonzero(rng, &dev, input, &data, out, "tail");
+            }
+        }
+    });
+}
+
+/// Random shapes (lines shorter and longer than 64, up to 8 dimensions), strided and
+/// broadcast inputs, strided outputs.
+#[test]
+fn nonzero_shapes_and_strides() {
+    with_seed("nonzero_shapes_and_strides", |rng| {
+        let dev = device(1);
+        for case in 0..600 {
+            let dims = rng.random_range(1..=8usize);
+            let sizes: Vec<u32> = loop {
+                let s: Vec<u32> = (0..dims)
+                    .map(|_| match rng.random_range(0..6) {
+                        0 => 1,
+                        1 => rng.random_range(60..=130),
+                        2 => 64,
+                        _ => rng.random_range(1..6),
+                    })
+                    .collect();
+                if s.iter().map(|&x| u64::from(x)).product::<u64>() <= 20_000 {
+                    break s;
+                }
+            };
+            let t = ALL_TYPES[rng.random_range(0..ALL_TYPES.len())];
+            let strides = random_strides(rng, &sizes, true);
+            let input = desc(t, &sizes, strides.as_deref());
+            let density = [0.0, 1.0, rng.random::<f64>(), 0.02, 0.98][case % 5];
+            let data = random_input(rng, &input, density);
+            let out = out_types(rng);
+            check_nonzero(rng, &dev, input, &data, out, "shapes");
+        }
+    });
+}
+
+/// Inputs large enough for the parallel rounds, on 2 and 4 threads, at every density.
+#[test]
+fn nonzero_parallel() {
+    with_seed("nonzero_parallel", |rng| {
+        let devs = [device(2), device(4)];
+        let shapes: [&[u32]; 6] = [
+            &[64, 64, 64],
+            &[517, 301],
+            &[40_000, 5],
+            &[300_001],
+            &[2, 3, 128, 256],
+            &[1, 720, 1000],
+        ];
+        for (i, sizes) in shapes.iter().enumerate() {
+            for (j, density) in [0.0, 0.001, 0.3, 0.5, 0.99, 1.0].into_iter().enumerate() {
+                if (i + j) % 2 == 1 {
+                    continue;
+                }
+                let t = [
+                    DataType::Float32,
+                    DataType::UInt8,
+                    DataType::Float16,
+                    DataType::Int64,
+                ][(i + j) % 4];
+                let strides = if (i + j) % 3 == 0 {
+                    random_strides(rng, sizes, true)
+                } else {
+                    None
+                };
+                let input = desc(t, sizes, strides.as_deref());
+                let data = random_input(rng, &input, density);
+                let out = out_types(rng);
+                check_nonzero(rng, &devs[(i + j) % 2], input, &data, out, "parallel");
+            }
+        }
+    });
+}
+
+/// Runs DIAGONAL_MATRIX1 (or DIAGONAL_MATRIX with `matrix0`) and the reference; compares the
+/// whole output.
+#[allow(clippy::too_many_arguments)]
+fn check_diagonal(
+    rng: &mut SmallRng,
+    dev: &Device,
+    t: DataType,
+    sizes: &[u32],
+    out_strides: Option<&[u32]>,
+    input: Option<Option<Vec<u32>>>,
+    in_place: bool,
+    begin: i32,
+    end: i32,
+    what: &str,
+) {
+    let out = desc(t, sizes, out_strides);
+    let in_desc = input.map(|s| desc(t, sizes, s.as_deref()));
+    let in_desc = if in_place { Some(out) } else { in_desc };
+    let mut value = [0u8; 8];
+    let nonzero_value = rng.random_bool(0.8);
+    element(rng, t, nonzero_value, &mut value[..t.size()]);
+    let in_data = in_desc.map(|d| random_input(rng, &d, 0.7));
+    // Before: random bytes (in place) or the canary.
+    let mut before = Buf::new(out.total_size as usize, CANARY);
+    if in_place {
+        before = random_input(rng, &out, 0.7);
+    }
+    let op = dev
+        .create_operator(&OperatorDesc::DiagonalMatrix1 {
+            input: in_desc,
+            output: out,
+            value_data_type: t.raw(),
+            value,
+            diagonal_fill_begin: begin,
+            diagonal_fill_end: end,
+        })
+        .unwrap_or_else(|e| panic!("{what}: create: {e}"));
+    let mut got = Buf::new(before.len, 0);
+    got.bytes_mut().copy_from_slice(before.bytes());
+    let input = match (&in_data, in_place) {
+        (_, true) => Input::InPlace,
+        (Some(b), false) => Input::Bytes(b.bytes()),
+        (None, false) => Input::None,
+    };
+    op.execute(&[input], &mut [got.bytes_mut()])
+        .unwrap_or_else(|e| panic!("{what}: execute: {e}"));
+    let mut want = Buf::new(before.len, 0);
+    want.bytes_mut().copy_from_slice(before.bytes());
+    let ref_in = match (&in_data, in_place) {
+        (_, true) => Some((&out, before.bytes())),
+        (Some(b), false) => in_desc.as_ref().map(|d| (d, b.bytes())),
+        (None, false) => None,
+    };
+    reference::diagonal_matrix1(ref_in, &out, want.bytes_mut(), value, begin, end);
+    let ctx = format!(
+        "{what}: {t:?} sizes {sizes:?} out strides {out_strides:?} input {:?} in place \
+         {in_place} begin {begin} end {end}",
+        in_desc.map(|d| d.strides().map(|s| s.to_vec()))
+    );
+    if let Some(i) = (0..want.len).find(|&i| got.bytes()[i] != want.bytes()[i]) {
+        panic!(
+            "output differs at byte {i} (element {}): {ctx}",
+            i / t.size()
+        );
+    }
+}
+
+fn random_fill(rng: &mut SmallRng, w: u32, h: u32) -> (i32, i32) {
+    let (w, h) = (w as i32, h as i32);
+    let pick = |rng: &mut SmallRng| match rng.random_range(0..6) {
+        0 => i32::MIN,
+        1 => i32::MAX,
+        2 => 0,
+        3 => 1,
+        _ => rng.random_range(-h - 2..=w + 2),
+    };
+    (pick(rng), pick(rng))
+}
+
+/// Every type; widths and heights 1 to 200 around 16-byte and 64-element boundaries; with,
+/// without and in place; strided and broadcast inputs; strided outputs.
+#[test]
+fn diagonal_every_width_and_type() {
+    with_seed("diagonal_every_width_and_type", |rng| {
+        let dev = device(1);
+        for t in ALL_TYPES {
+            for w in 1..=200u32 {
+                let h = [1, 2, 3, 5, 17, 64, 65][w as usize % 7];
+                let sizes: Vec<u32> = if w % 4 == 0 {
+                    vec![2, h, w]
+                } else {
+                    vec![h, w]
+                };
+                let (begin, end) = random_fill(rng, w, h);
+                let in_place = w % 11 == 0;
+                let input = match w % 3 {
+                    0 => None,
+                    _ => Some(random_strides(rng, &sizes, true)),
+                };
+                let out_strides = match w % 5 {
+                    0 => {
+                        let mut s = packed(&sizes);
+                        let d = s.len();
+                        s[d - 2] = w + rng.random_range(1..4);
+                        if d == 3 {
+                            s[0] = s[1] * h;
+                        }
+                        Some(s)
+                    }
+                    1 => random_strides(rng, &sizes, false),
+                    _ => None,
+                };
+                let out_strides = if in_place { None } else { out_strides };
+                check_diagonal(
+                    rng,
+                    &dev,
+                    t,
+                    &sizes,
+                    out_strides.as_deref(),
+                    input,
+                    in_place,
+                    begin,
+                    end,
+                    "widths",
+                );
+            }
+        }
+    });
+}
+
+/// DIAGONAL_MATRIX (the older operator) over types and offsets.
+#[test]
+fn diagonal_matrix0() {
+    with_seed("diagonal_matrix0", |rng| {
+        let dev = device(1);
+        for case in 0..200 {
+            let t = ALL_TYPES[case % ALL_TYPES.len()];
+            let (h, w) = (rng.random_range(1..70u32), rng.random_range(1..140u32));
+            let sizes = [1, rng.random_range(1..3), h, w];
+            let offset = rng.random_range(-(h as i32) - 2..(w as i32) + 2);
+            let value = [0.0f32, 1.0, -2.5, f32::NAN, 300.7, -1e10][case % 6];
+            let out = TensorDesc::new(t, &sizes);
+            let op = dev
+                .create_operator(&OperatorDesc::DiagonalMatrix {
+                    output: out,
+                    offset,
+                    value,
+                })
+                .expect("create");
+            let mut got = Buf::new(out.total_size as usize, CANARY);
+            op.execute(&[], &mut [got.bytes_mut()]).expect("execute");
+            let mut want = Buf::new(out.total_size as usize, CANARY);
+            reference::diagonal_matrix(&out, want.bytes_mut(), offset, value);
+            assert_eq!(
+                got.bytes(),
+                want.bytes(),
+                "{t:?} {sizes:?} offset {offset} value {value}"
+            );
+        }
+    });
+}
+
+/// Outputs large enough for the parallel path (1 MiB) and the streaming stores (8 MiB), on 2
+/// and 4 threads: with an input (packed or strided), without one, and in place.
+#[test]
+fn diagonal_parallel() {
+    with_seed("diagonal_parallel", |rng| {
+        let devs = [device(2), device(4)];
+        // (sizes, type, input: 0 packed, 1 none, 2 strided, 3 in place)
+        let cases: [(&[u32], DataType, u32); 7] = [
+            (&[1100, 1100], DataType::Float32, 0),
+            (&[3, 301, 517], DataType::Float16, 1),
+            (&[2, 2, 700, 300], DataType::UInt8, 2),
+            (&[500, 999], DataType::Int64, 3),
+            (&[2100, 1001], DataType::Float32, 0),
+            (&[2, 1050, 1000], DataType::Float32, 1),
+            (&[1000, 1051], DataType::Int64, 3),
+        ];
+        for (i, (sizes, t, mode)) in cases.into_iter().enumerate() {
+            let d = sizes.len();
+            let (begin, end) = random_fill(rng, sizes[d - 1], sizes[d - 2]);
+            let input = match mode {
+                0 | 3 => Some(None),
+                1 => None,
+                _ => Some(random_strides(rng, sizes, true)),
+            };
+            check_diagonal(
+                rng,
+                &devs[i % 2],
+                t,
+                sizes,
+                None,
+                input,
+                mode == 3,
+                begin,
+                end,
+                "parallel",
+            );
+        }
+    });
+}
+
+/// Runs the serial cases again with `DMLS_SIMD=sse2` and `DMLS_SIMD=portable` in child
+/// processes (the level is read once per process).
+#[test]
+fn other_simd_levels() {
+    if std::env::var_os("DMLS_SIMD").is_some() {
+        return;
+    }
+    let exe = std::env::current_exe().expect("test executable");
+    let seed = seed();
+    for level in ["sse2", "portable"] {
+        let out = std::process::Command::new(&exe)
+            .args([
+                "--exact",
+                "nonzero_every_tail_and_type",
+                "nonzero_shapes_and_strides",
+                "nonzero_parallel",
+                "diagonal_every_width_and_type",
+                "diagonal_parallel",
+            ])
+            .env("DMLS_SIMD", level)
+            .env("DMLS_SEED", seed.to_string())
+            .output()
+            .expect("run the tests again");
+        assert!(
+            out.status.success(),
+            "DMLS_SIMD={level} DMLS_SEED={seed}:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
