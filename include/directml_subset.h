@@ -61,8 +61,15 @@ typedef int32_t HRESULT;
 #endif
 
 
-// `dmls_device_desc.flags` bit: allow the extensions beyond DirectML (64-bit NONZERO_COORDINATES
-// inputs, counts and coordinates).
+// `dmls_device_desc.flags` bit: allow the extensions beyond DirectML. Without it a device is
+// strictly DirectML and rejects each of these with E_INVALIDARG and a message naming the flag.
+// With it, NONZERO_COORDINATES accepts:
+// - FLOAT64, INT64 and UINT64 inputs (FLOAT64's -0.0 is zero and NaN is not);
+// - UINT64 or INT64 count and coordinates tensors (both the same type). Then the 2^32 - 1
+//   element limit is lifted for all three tensors, and because one UINT size cannot hold more
+//   than 2^32 - 1 rows, the coordinates' rows may spread over every dimension before N (sizes
+//   `{A, B, ..., N}` with A x B x ... = the input's element count, evenly spaced: each leading
+//   stride equals the row stride times the rows below it).
 #define DMLS_DEVICE_FLAG_EXTENSIONS 1
 
 // The most worker threads a device may ask for.

@@ -127,22 +127,54 @@ pub(crate) fn plan(
         }
     }
     let k = coords_l.dims;
-    for (i, &s) in coords_l.sizes()[..k - 2].iter().enumerate() {
-        if s != 1 {
+    let n = coords_l.sizes[k - 1] as usize;
+    let m = if wide {
+        // Extension: with 64-bit outputs the rows may spread over every dimension before N
+        // (so that more than 2^32 - 1 of them can be described), as long as they are evenly
+        // spaced: each leading stride is the row stride times the rows below it.
+        let row_stride = coords_l.strides[k - 2];
+        let mut rows_below = u64::from(coords_l.sizes[k - 2]);
+        for i in (0..k - 2).rev() {
+            let s = coords_l.sizes[i];
+            if s != 1 && Some(coords_l.strides[i]) != row_stride.checked_mul(rows_below) {
+                return invalid!(
+                    "{OP}: OutputCoordinatesTensor Strides[{i}] is {}, must be {} (Strides[{}] {row_stride} \
+                     times the {rows_below} rows below it) so that the rows are evenly spaced",
+                    coords_l.strides[i],
+                    row_stride.saturating_mul(rows_below),
+                    k - 2
+                );
+            }
+            rows_below = rows_below.saturating_mul(u64::from(s));
+        }
+        if rows_below != input_l.elements {
             return invalid!(
-                "{OP}: OutputCoordinatesTensor Sizes[{i}] is {s}, must be 1 (sizes are {{1,...,1,M,N}})"
+                "{OP}: OutputCoordinatesTensor Sizes {:?} hold {rows_below} rows (M, the product of \
+                 all sizes but N), must equal the input's element count {}",
+                coords_l.sizes(),
+                input_l.elements
             );
         }
-    }
-    let m = u64::from(coords_l.sizes[k - 2]);
-    let n = coords_l.sizes[k - 1] as usize;
-    if m != input_l.elements {
-        return invalid!(
-            "{OP}: OutputCoordinatesTensor Sizes[{}] (M) is {m}, must equal the input's element count {}",
-            k - 2,
-            input_l.elements
-        );
-    }
+        rows_below
+    } else {
+        for (i, &s) in coords_l.sizes()[..k - 2].iter().enumerate() {
+            if s != 1 {
+                return invalid!(
+                    "{OP}: OutputCoordinatesTensor Sizes[{i}] is {s}, must be 1 (sizes are {{1,...,1,M,N}})"
+                );
+            }
+        }
+        let m = u64::from(coords_l.sizes[k - 2]);
+        if m != input_l.elements {
+            return invalid!(
+                "{OP}: OutputCoordinatesTensor Sizes[{}] (M) is {m}, must equal the input's element count {}",
+                k - 2,
+                input_l.elements
+            );
+        }
+        m
+    };
+    debug_assert_eq!(m, input_l.elements);
     let rank = effective_rank(&input_l);
     if n < rank || n > input_l.dims {
         return invalid!(
