@@ -265,6 +265,11 @@ def _run_nonzero(device, x, dt, columns, wide, coords_layout, where):
     if fl3 and x.ndim < dims:
         x = x.reshape(_pad_shape(x.shape, dims))
     m = x.size
+    if m > C.UINT32_MAX:
+        raise ValueError(
+            f"{where}: the input has {m} elements; NONZERO_COORDINATES's coordinates tensor "
+            f"{{M, N}} needs M equal to the element count, and M is 32-bit (at most {C.UINT32_MAX})"
+        )
     out_dt = (C.DT_INT64 if wide == "int64" else C.DT_UINT64) if wide else C.DT_UINT32
     count_dims = dims if fl3 else 1
     lead = [1] * ((dims - 2) if fl3 else 0)
@@ -293,8 +298,10 @@ def nonzero_coordinates(x, columns=None, device=None):
 
     Returns an array of shape ``(count, columns)``: one row per nonzero element in row-major
     order, holding the element's last ``columns`` indices (default: all, ``x.ndim``). The
-    type is uint32, or uint64 when ``x`` has more than 2**32 - 1 elements (which needs a device
-    with extensions). ``columns`` must lie between ``x``'s effective rank (ignoring leading
+    type is uint32, or uint64 when the worst case (``x.size * columns`` coordinates) exceeds
+    2**32 - 1, which needs a device with extensions (DMLS_DEVICE_FLAG_EXTENSIONS); a strict
+    device then raises DirectMLError naming the flag. Inputs of more than 2**32 - 1 elements
+    cannot be described (DirectML's M is a 32-bit size) and raise ValueError. ``columns`` must lie between ``x``'s effective rank (ignoring leading
     dimensions of size 1) and ``x.ndim``, as DirectML requires. ±0.0 is zero; NaN is not.
 
     A 0-d input is treated as shape ``[1]`` (DirectML tensors have at least one dimension).
@@ -312,7 +319,9 @@ def nonzero_coordinates(x, columns=None, device=None):
         if not 1 <= columns <= x.ndim:
             raise ValueError(f"{where}: columns is {columns}, must be 1 to {x.ndim} (x.ndim)")
         return np.empty((0, columns), np.uint32)
-    wide = x.size > C.UINT32_MAX
+    # A tensor holds at most 2^32 - 1 elements unless the outputs are 64-bit (an extension):
+    # the coordinates tensor {M, columns} decides.
+    wide = x.size * max(columns, 1) > C.UINT32_MAX
     out_np = np.uint64 if wide else np.uint32
 
     def layout(m, n, out_dt):
@@ -356,7 +365,7 @@ def onnx_nonzero(x, device=None):
 
 def _onnx_coords(device, x, dt, where):
     m, n = x.size, x.ndim
-    use64 = device.extensions or m > C.UINT32_MAX
+    use64 = device.extensions or m * n > C.UINT32_MAX
 
     if use64:
         # INT64 coordinates straight into an int64 [N, M] buffer: element (i, j) at j * M + i.

@@ -209,7 +209,7 @@ class Bound:
         return self.address < other.end and other.address < self.end
 
 
-def bindable(a, shape=None):
+def bindable(a):
     """Element strides for binding `a` (a native-order array) in place, or None when it must be
     copied: strides DirectML cannot express, an address not aligned to the element size, or too
     little memory known to follow it for the rounded-up TotalTensorSizeInBytes."""
@@ -218,20 +218,16 @@ def bindable(a, shape=None):
     strides = element_strides(a)
     if strides is None:
         return None
-    sizes = a.shape if shape is None else shape
-    total = implied_size(a.itemsize, sizes, strides)
+    total = implied_size(a.itemsize, a.shape, strides)
     if a.ctypes.data + total > known_end(a):
         return None
     return strides
 
 
-def bind_input(x, dt, shape=None, where="directml_subset"):
+def bind_input(x, dt, where="directml_subset"):
     """Binds a native-order array as an input tensor, without a copy when DirectML can express
-    its layout. `shape` (same element count, extra leading 1s) overrides the sizes."""
-    sizes = list(x.shape if shape is None else shape)
-    if shape is not None and len(shape) != x.ndim:
-        # Leading dimensions of size 1 were added; reshape is a view.
-        x = x.reshape(shape)
+    its layout (else a packed copy in padded memory)."""
+    sizes = list(x.shape)
     strides = bindable(x)
     copied = strides is None
     if copied:

@@ -277,3 +277,21 @@ def test_input_is_not_modified(rng):
 def test_array_likes():
     np.testing.assert_array_equal(dml.onnx_nonzero([[0, 1], [1, 1]]), [[0, 1, 1], [1, 0, 1]])
     np.testing.assert_array_equal(dml.nonzero_coordinates([0.0, 2.5]), [[1]])
+
+
+def test_element_limits():
+    # 2^31 + 1 broadcast elements (no memory): {M, 2} coordinates hold more than 2^32 - 1
+    # elements, so they must be 64-bit, which a strict device refuses, naming the flag (before
+    # any buffer is allocated).
+    big = np.broadcast_to(np.uint8(1), (2, 2**30 + 1))
+    for f in (dml.nonzero_coordinates, dml.onnx_nonzero):
+        with pytest.raises(DirectMLError) as e:
+            f(big, device=strict_device())
+        assert e.value.hresult == dml.E_INVALIDARG
+        assert "DMLS_DEVICE_FLAG_EXTENSIONS" in e.value.message
+        assert "OutputCountTensor DataType is" in e.value.message
+    # More than 2^32 - 1 input elements cannot be described at all.
+    huge = np.broadcast_to(np.uint8(0), (65536, 65537))
+    for f in (dml.nonzero_coordinates, dml.onnx_nonzero):
+        with pytest.raises(ValueError, match="4295032832 elements"):
+            f(huge)
