@@ -1,0 +1,9 @@
+//! Devices, feature queries, `dmls_calc_buffer_tensor_size` and operator creation only: the
+//! validation paths, many times faster than `api` (see `src/lib.rs`).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    directml_subset_fuzz::check(data, directml_subset_fuzz::Scope::Create);
+});
