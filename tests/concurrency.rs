@@ -1,0 +1,573 @@
+//! Concurrency through the C API: many threads execute one operator on different buffers at
+//! once (serial devices, the shared pool and devices with their own pools, small inputs and
+//! the kernels' parallel paths); operators are created and released concurrently; a device is
+//! released while its operators still run; error messages stay with their thread. Every result
+//! is compared exactly with `directml_subset::reference`.
+//!
+//! `DMLS_STRESS_SCALE` (default 1) multiplies the iteration counts; scripts/check_valgrind.sh
+//! runs these tests with a small scale.
+
+use std::ffi::c_void;
+use std::ptr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Barrier};
+use std::thread;
+
+use directml_subset::dml::*;
+use directml_subset::ffi::*;
+use directml_subset::reference;
+use directml_subset::{DataType, TensorDesc};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+fn scale() -> usize {
+    std::env::var("DMLS_STRESS_SCALE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1)
+}
+
+// ------------------------------------------------------------------------------------------------
+// A small C-API harness
+
+fn last_message() -> String {
+    let mut buf = vec![0u8; 2048];
+    // SAFETY: `buf` holds `buf.len()` writable bytes.
+    let len = unsafe { dmls_get_last_error_message(buf.as_mut_ptr().cast(), buf.len()) };
+    buf.truncate(len.min(buf.len() - 1));
+    String::from_utf8(buf).expect("UTF-8")
+}
+
+/// A C tensor desc owning its arrays.
+struct CTensor {
+    _sizes: Vec<u32>,
+    _strides: Option<Vec<u32>>,
+    _buf: Box<DML_BUFFER_TENSOR_DESC>,
+    desc: Box<DML_TENSOR_DESC>,
+}
+
+impl CTensor {
+    fn new(t: &TensorDesc) -> CTensor {
+        let sizes = t.sizes().to_vec();
+        let strides = t.strides().map(|s| s.to_vec());
+        let buf = Box::new(DML_BUFFER_TENSOR_DESC {
+            DataType: t.data_type,
+            Flags: t.flags,
+            DimensionCount: t.dimension_count,
+            Sizes: sizes.as_ptr(),
+            Strides: strides.as_ref().map_or(ptr::null(), |s| s.as_ptr()),
+            TotalTensorSizeInBytes: t.total_size,
+            GuaranteedBaseOffsetAlignment: t.guaranteed_base_offset_alignment,
+        });
+        let desc = Box::new(DML_TENSOR_DESC {
+            Type: DML_TENSOR_TYPE::BUFFER,
+            Desc: (&*buf as *const DML_BUFFER_TENSOR_DESC).cast(),
+        });
+        CTensor {
+            _sizes: sizes,
+            _strides: strides,
+            _buf: buf,
+            desc,
+        }
+    }
+}
+
+/// A device handle that threads may share (the C API allows it).
+#[derive(Clone, Copy)]
+struct Dev(*mut dmls_device);
+// SAFETY: dmls_ devices may be used from any thread; the tests release each once.
+unsafe impl Send for Dev {}
+// SAFETY: as above.
+unsafe impl Sync for Dev {}
+
+/// An operator handle that threads may share (execution is allowed from many threads).
+#[derive(Clone, Copy)]
+struct Op(*mut dmls_operator);
+// SAFETY: dmls_operator_execute may run on one operator from many threads at once; the tests
+// release each operator once, after every thread using it has finished.
+unsafe impl Send for Op {}
+// SAFETY: as above.
+unsafe impl Sync for Op {}
+
+fn device(level: DML_FEATURE_LEVEL, threads: u32) -> Dev {
+    let desc = dmls_device_desc {
+        feature_level: level,
+        thread_count: threads,
+        flags: 0,
+    };
+    let mut dev = ptr::null_mut();
+    // SAFETY: valid pointers.
+    let hr = unsafe { dmls_device_create(&desc, &mut dev) };
+    assert_eq!(hr, S_OK, "{}", last_message());
+    Dev(dev)
+}
+
+fn create(dev: Dev, ty: DML_OPERATOR_TYPE, desc: *const c_void) -> Result<Op, (HRESULT, String)> {
+    let d = DML_OPERATOR_DESC {
+        Type: ty,
+        Desc: desc,
+    };
+    let mut op = ptr::null_mut();
+    // SAFETY: `desc` points to the operator desc for `ty`, with live tensor descs.
+    let hr = unsafe { dmls_device_create_operator(dev.0, &d, &mut op) };
+    if hr == S_OK {
+        Ok(Op(op))
+    } else {
+        Err((hr, last_message()))
+    }
+}
+
+fn nonzero(
+    dev: Dev,
+    input: &TensorDesc,
+    count: &TensorDesc,
+    coords: &TensorDesc,
+) -> Result<Op, (HRESULT, String)> {
+    let (i, c, k) = (
+        CTensor::new(input),
+        CTensor::new(count),
+        CTensor::new(coords),
+    );
+    let d = DML_NONZERO_COORDINATES_OPERATOR_DESC {
+        InputTensor: &*i.desc,
+        OutputCountTensor: &*c.desc,
+        OutputCoordinatesTensor: &*k.desc,
+    };
+    create(
+        dev,
+        DML_OPERATOR_TYPE::NONZERO_COORDINATES,
+        (&d as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
+    )
+}
+
+fn diagonal1(
+    dev: Dev,
+    input: Option<&TensorDesc>,
+    output: &TensorDesc,
+    value: [u8; 8],
+    begin: i32,
+    end: i32,
+) -> Result<Op, (HRESULT, String)> {
+    let i = input.map(CTensor::new);
+    let o = CTensor::new(output);
+    let d = DML_DIAGONAL_MATRIX1_OPERATOR_DESC {
+        InputTensor: i.as_ref().map_or(ptr::null(), |t| &*t.desc),
+        OutputTensor: &*o.desc,
+        ValueDataType: output.data_type,
+        Value: DML_SCALAR_UNION::from_bytes(value),
+        DiagonalFillBegin: begin,
+        DiagonalFillEnd: end,
+    };
+    create(
+        dev,
+        DML_OPERATOR_TYPE::DIAGONAL_MATRIX1,
+        (&d as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
+    )
+}
+
+/// 8-aligned bytes.
+struct Buf {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Buf {
+    fn new(len: u64, fill: u8) -> Buf {
+        let len = len as usize;
+        let mut b = Buf {
+            words: vec![0; len.div_ceil(8)],
+            len,
+        };
+        b.bytes_mut().fill(fill);
+        b
+    }
+    fn bytes(&self) -> &[u8] {
+        &bytemuck::cast_slice(&self.words)[..self.len]
+    }
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut bytemuck::cast_slice_mut(&mut self.words)[..self.len]
+    }
+    fn binding(&mut self) -> DML_BUFFER_BINDING {
+        DML_BUFFER_BINDING {
+            Buffer: self.words.as_mut_ptr().cast(),
+            Offset: 0,
+            SizeInBytes: self.len as u64,
+        }
+    }
+}
+
+fn bind(b: &DML_BUFFER_BINDING) -> DML_BINDING_DESC {
+    DML_BINDING_DESC {
+        Type: DML_BINDING_TYPE::BUFFER,
+        Desc: (b as *const DML_BUFFER_BINDING).cast(),
+    }
+}
+
+const NONE: DML_BINDING_DESC = DML_BINDING_DESC {
+    Type: DML_BINDING_TYPE::NONE,
+    Desc: ptr::null(),
+};
+
+fn execute(op: Op, inputs: &[DML_BINDING_DESC], outputs: &[DML_BINDING_DESC]) -> HRESULT {
+    // SAFETY: the bindings point to live buffers of the sizes they give.
+    unsafe {
+        dmls_operator_execute(
+            op.0,
+            inputs.len() as u32,
+            if inputs.is_empty() {
+                ptr::null()
+            } else {
+                inputs.as_ptr()
+            },
+            outputs.len() as u32,
+            outputs.as_ptr(),
+        )
+    }
+}
+
+/// Random input bytes where about `zero_percent` of the elements of `t` are zero.
+fn random_input(rng: &mut SmallRng, t: DataType, len: u64, zero_percent: u32) -> Buf {
+    let mut b = Buf::new(len, 0);
+    for e in b.bytes_mut().chunks_mut(t.size()) {
+        if rng.random_range(0..100) >= zero_percent {
+            rng.fill(e);
+            if e.iter().all(|&x| x == 0) {
+                e[0] = 1;
+            }
+        }
+    }
+    b
+}
+
+/// Runs NONZERO_COORDINATES once on fresh random buffers and compares every byte (canary
+/// included) with the reference.
+fn run_nonzero_once(op: Op, tensors: &[TensorDesc; 3], rng: &mut SmallRng) {
+    let [input, count, coords] = tensors;
+    let t = DataType::from_raw(input.data_type).unwrap();
+    let zero_percent = rng.random_range(0..100);
+    let mut inb = random_input(rng, t, input.total_size, zero_percent);
+    let mut cb = Buf::new(count.total_size, 0xCD);
+    let mut kb = Buf::new(coords.total_size, 0xCD);
+    let (bi, bc, bk) = (inb.binding(), cb.binding(), kb.binding());
+    let hr = execute(op, &[bind(&bi)], &[bind(&bc), bind(&bk)]);
+    assert_eq!(hr, S_OK, "{}", last_message());
+    let mut want_count = vec![0xCDu8; count.total_size as usize];
+    let mut want_coords = vec![0xCDu8; coords.total_size as usize];
+    reference::nonzero_coordinates(
+        input,
+        inb.bytes(),
+        count,
+        coords,
+        &mut want_count,
+        &mut want_coords,
+    );
+    assert!(cb.bytes() == &want_count[..], "count differs");
+    assert!(kb.bytes() == &want_coords[..], "coordinates differ");
+}
+
+fn run_diagonal1_once(
+    op: Op,
+    input: Option<&TensorDesc>,
+    output: &TensorDesc,
+    value: [u8; 8],
+    begin: i32,
+    end: i32,
+    rng: &mut SmallRng,
+) {
+    let t = DataType::from_raw(output.data_type).unwrap();
+    let mut inb = input.map(|i| random_input(rng, t, i.total_size, 30));
+    let mut ob = Buf::new(output.total_size, 0xCD);
+    let bi = inb.as_mut().map(|b| b.binding());
+    let bo = ob.binding();
+    let in_desc = bi.as_ref().map_or(NONE, bind);
+    let hr = execute(op, &[in_desc], &[bind(&bo)]);
+    assert_eq!(hr, S_OK, "{}", last_message());
+    let mut want = vec![0xCDu8; output.total_size as usize];
+    reference::diagonal_matrix1(
+        input.zip(inb.as_ref().map(|b| b.bytes())),
+        output,
+        &mut want,
+        value,
+        begin,
+        end,
+    );
+    assert!(ob.bytes() == &want[..], "DIAGONAL_MATRIX1 output differs");
+}
+
+fn nonzero_tensors(t: DataType, sizes: &[u32]) -> [TensorDesc; 3] {
+    let m: u32 = sizes.iter().product();
+    [
+        TensorDesc::new(t, sizes),
+        TensorDesc::new(DataType::UInt32, &[1]),
+        TensorDesc::new(DataType::UInt32, &[m, sizes.len() as u32]),
+    ]
+}
+
+// ------------------------------------------------------------------------------------------------
+// Tests
+
+/// Many threads run one NONZERO_COORDINATES operator at once, each on its own buffers, on a
+/// serial device, the shared pool and a device with its own pool.
+#[test]
+fn many_threads_execute_one_nonzero_operator() {
+    let threads = 8;
+    let rounds = 12 * scale();
+    for pool in [1u32, 0, 2] {
+        let dev = device(DML_FEATURE_LEVEL(0), pool);
+        let tensors = nonzero_tensors(DataType::Float32, &[6, 7, 9]);
+        let op = nonzero(dev, &tensors[0], &tensors[1], &tensors[2]).expect("create");
+        let barrier = Arc::new(Barrier::new(threads));
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let barrier = Arc::clone(&barrier);
+                thread::spawn(move || {
+                    let mut rng = SmallRng::seed_from_u64(1000 * u64::from(pool) + t as u64);
+                    barrier.wait();
+                    for _ in 0..rounds {
+                        run_nonzero_once(op, &tensors, &mut rng);
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().expect("worker thread");
+        }
+        // SAFETY: created above; no thread uses them any more.
+        unsafe {
+            dmls_operator_release(op.0);
+            dmls_device_release(dev.0);
+        }
+    }
+}
+
+/// Inputs large enough for the kernels' parallel paths (NONZERO from 2^17 elements, DIAGONAL
+/// from 1 MiB of output), run from several threads at once on a device with its own pool and
+/// on the shared pool.
+#[test]
+fn many_threads_execute_the_parallel_paths() {
+    let threads = 3;
+    for pool in [2u32, 0] {
+        let dev = device(DML_FEATURE_LEVEL(0), pool);
+        let nz = nonzero_tensors(DataType::UInt8, &[140_000]);
+        let nz_op = nonzero(dev, &nz[0], &nz[1], &nz[2]).expect("create NONZERO");
+        let out = TensorDesc::new(DataType::Float32, &[512, 520]);
+        let value = 2.5f32.to_bits().to_ne_bytes();
+        let value = [value[0], value[1], value[2], value[3], 0, 0, 0, 0];
+        let d1_op =
+            diagonal1(dev, Some(&out), &out, value, -3, 40).expect("create DIAGONAL_MATRIX1");
+        let barrier = Arc::new(Barrier::new(threads));
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let barrier = Arc::clone(&barrier);
+                thread::spawn(move || {
+                    let mut rng = SmallRng::seed_from_u64(77 + t as u64);
+                    barrier.wait();
+                    for _ in 0..scale() {
+                        run_nonzero_once(nz_op, &nz, &mut rng);
+                        run_diagonal1_once(d1_op, Some(&out), &out, value, -3, 40, &mut rng);
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().expect("worker thread");
+        }
+        // SAFETY: created above; no thread uses them any more.
+        unsafe {
+            dmls_operator_release(nz_op.0);
+            dmls_operator_release(d1_op.0);
+            dmls_device_release(dev.0);
+        }
+    }
+}
+
+/// Threads create and release operators on one device at once, valid and invalid ones mixed;
+/// each thread's error message is its own.
+#[test]
+fn create_and_release_operators_concurrently() {
+    let threads = 8;
+    let rounds = 60 * scale();
+    let dev = device(DML_FEATURE_LEVEL(0), 1);
+    let barrier = Arc::new(Barrier::new(threads));
+    let handles: Vec<_> = (0..threads)
+        .map(|t| {
+            let barrier = Arc::clone(&barrier);
+            thread::spawn(move || {
+                let mut rng = SmallRng::seed_from_u64(t as u64);
+                barrier.wait();
+                let mut live: Vec<(Op, [TensorDesc; 3])> = Vec::new();
+                for r in 0..rounds {
+                    let n = rng.random_range(1..40u32);
+                    let mut tensors = nonzero_tensors(DataType::Int16, &[n, t as u32 + 1]);
+                    let invalid = r % 3 == 0;
+                    if invalid {
+                        // M off by one: a message that names this thread's own numbers.
+                        tensors[2] =
+                            TensorDesc::new(DataType::UInt32, &[n * (t as u32 + 1) + 1, 2]);
+                    }
+                    match nonzero(dev, &tensors[0], &tensors[1], &tensors[2]) {
+                        Ok(op) => {
+                            assert!(!invalid, "an invalid desc was accepted");
+                            assert_eq!(last_message(), "");
+                            live.push((op, tensors));
+                        }
+                        Err((hr, msg)) => {
+                            assert!(invalid, "a valid desc was rejected: {msg}");
+                            assert_eq!(hr, E_INVALIDARG);
+                            let want = format!("(M) is {}", n * (t as u32 + 1) + 1);
+                            assert!(
+                                msg.contains(&want),
+                                "thread {t} got another thread's message: {msg}"
+                            );
+                        }
+                    }
+                    // Release some, run some.
+                    if live.len() > 4 || (r % 5 == 4 && !live.is_empty()) {
+                        let (op, tensors) = live.swap_remove(rng.random_range(0..live.len()));
+                        run_nonzero_once(op, &tensors, &mut rng);
+                        // SAFETY: created by this thread, used by no other.
+                        unsafe { dmls_operator_release(op.0) };
+                    }
+                }
+                for (op, _) in live {
+                    // SAFETY: as above.
+                    unsafe { dmls_operator_release(op.0) };
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().expect("worker thread");
+    }
+    // SAFETY: created above.
+    unsafe { dmls_device_release(dev.0) };
+}
+
+/// The device is released while threads are executing its operators (on its own pool); they
+/// keep working, exactly, until the operators are released.
+#[test]
+fn release_the_device_while_its_operators_run() {
+    for pool in [2u32, 1, 0] {
+        let dev = device(DML_FEATURE_LEVEL_5_1, pool);
+        let tensors = nonzero_tensors(DataType::Int8, &[5, 33]);
+        let nz_op = nonzero(dev, &tensors[0], &tensors[1], &tensors[2]).expect("create");
+        let out = TensorDesc::new(DataType::Int64, &[3, 9, 10]);
+        let value = (-7i64).to_ne_bytes();
+        let d1_op = diagonal1(dev, None, &out, value, i32::MIN, 2).expect("create");
+        let threads = 4;
+        let released = Arc::new(AtomicBool::new(false));
+        let after = Arc::new(AtomicUsize::new(0));
+        let started = Arc::new(Barrier::new(threads + 1));
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let (released, after, started) = (
+                    Arc::clone(&released),
+                    Arc::clone(&after),
+                    Arc::clone(&started),
+                );
+                thread::spawn(move || {
+                    let mut rng = SmallRng::seed_from_u64(500 + t as u64);
+                    started.wait();
+                    let mut runs_after = 0;
+                    // Keep running until each thread has done 10 runs after the release.
+                    while runs_after < 10 * scale() {
+                        let was_released = released.load(Ordering::Acquire);
+                        run_nonzero_once(nz_op, &tensors, &mut rng);
+                        run_diagonal1_once(d1_op, None, &out, value, i32::MIN, 2, &mut rng);
+                        if was_released {
+                            runs_after += 1;
+                        }
+                    }
+                    after.fetch_add(runs_after, Ordering::Relaxed);
+                })
+            })
+            .collect();
+        started.wait();
+        thread::sleep(std::time::Duration::from_millis(5));
+        // SAFETY: created above; its operators keep what they need alive.
+        unsafe { dmls_device_release(dev.0) };
+        released.store(true, Ordering::Release);
+        for h in handles {
+            h.join().expect("worker thread");
+        }
+        assert!(after.load(Ordering::Relaxed) >= threads * 10);
+        // SAFETY: created above; no thread uses them any more.
+        unsafe {
+            dmls_operator_release(nz_op.0);
+            dmls_operator_release(d1_op.0);
+        }
+    }
+}
+
+/// Errors and successes on many threads at once: each thread sees only its own message, and
+/// a failed execution on one thread leaves another thread's buffers alone.
+#[test]
+fn errors_stay_with_their_thread() {
+    let dev = device(DML_FEATURE_LEVEL(0), 0);
+    let tensors = nonzero_tensors(DataType::UInt16, &[4, 6]);
+    let op = nonzero(dev, &tensors[0], &tensors[1], &tensors[2]).expect("create");
+    let threads = 6;
+    let barrier = Arc::new(Barrier::new(threads));
+    let handles: Vec<_> = (0..threads)
+        .map(|t| {
+            let barrier = Arc::clone(&barrier);
+            thread::spawn(move || {
+                let mut rng = SmallRng::seed_from_u64(9000 + t as u64);
+                barrier.wait();
+                for r in 0..(40 * scale()) {
+                    if (r + t) % 2 == 0 {
+                        // A binding one byte short, with this thread's own number in it.
+                        let mut inb = Buf::new(tensors[0].total_size, 0);
+                        let mut cb = Buf::new(tensors[1].total_size, 0xCD);
+                        let mut kb = Buf::new(tensors[2].total_size - 4 * (t as u64 + 1), 0xCD);
+                        let (bi, bc, bk) = (inb.binding(), cb.binding(), kb.binding());
+                        let hr = execute(op, &[bind(&bi)], &[bind(&bc), bind(&bk)]);
+                        assert_eq!(hr, E_INVALIDARG);
+                        let msg = last_message();
+                        let want = format!("SizeInBytes is {}", kb.len);
+                        assert!(msg.contains(&want), "thread {t}: {msg}");
+                        assert!(cb.bytes().iter().chain(kb.bytes()).all(|&b| b == 0xCD));
+                    } else {
+                        run_nonzero_once(op, &tensors, &mut rng);
+                        assert_eq!(last_message(), "");
+                    }
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().expect("worker thread");
+    }
+    // SAFETY: created above; no thread uses them any more.
+    unsafe {
+        dmls_operator_release(op.0);
+        dmls_device_release(dev.0);
+    }
+}
+
+/// Devices are created and released on many threads at once, each with its own pool, while
+/// operators from them run.
+#[test]
+fn create_and_release_devices_concurrently() {
+    let threads = 4;
+    let handles: Vec<_> = (0..threads)
+        .map(|t| {
+            thread::spawn(move || {
+                let mut rng = SmallRng::seed_from_u64(t as u64);
+                for r in 0..(6 * scale()) {
+                    let dev = device(DML_FEATURE_LEVEL(0), [0, 1, 2, 3][(r + t) % 4]);
+                    let tensors = nonzero_tensors(DataType::Int32, &[3, 5, 2]);
+                    let op = nonzero(dev, &tensors[0], &tensors[1], &tensors[2]).expect("create");
+                    // SAFETY: created above; the operator keeps the device alive.
+                    unsafe { dmls_device_release(dev.0) };
+                    run_nonzero_once(op, &tensors, &mut rng);
+                    // SAFETY: created above.
+                    unsafe { dmls_operator_release(op.0) };
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().expect("worker thread");
+    }
+}
