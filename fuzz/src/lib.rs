@@ -319,7 +319,8 @@ pub struct BindingSpec {
     pub desc_null: u8,
     /// 1: `DML_BUFFER_BINDING.Buffer` is NULL.
     pub buffer_null: u8,
-    /// 0: a buffer of its own; k: the buffer of binding `(k − 1) % 3`.
+    /// 0: a buffer of its own; k: the buffer of binding `(k − 1) % 3` when that binding comes
+    /// earlier, else a buffer of its own.
     pub share: u8,
     /// `Buffer` is this many bytes (mod 64) past the 64-aligned start of its buffer.
     pub shift: u8,
@@ -1183,26 +1184,13 @@ fn execute(
     {
         return None;
     }
-    // Buffers: each binding has its own, or shares another's.
-    let owner: Vec<usize> = (0..3)
-        .map(|b| {
-            let s = case.bindings[b].share;
-            if s == 0 {
-                b
-            } else {
-                usize::from(s - 1) % 3
-            }
-        })
-        .map(|o| {
-            // Follow one level of sharing so chains end at a buffer of its own.
-            let s = case.bindings[o].share;
-            if s == 0 {
-                o
-            } else {
-                usize::from(s - 1) % 3
-            }
-        })
-        .collect();
+    // Buffers: each binding has its own, or shares the buffer of an earlier binding.
+    let mut owner = [0usize; 3];
+    for b in 0..3 {
+        let s = case.bindings[b].share;
+        let o = usize::from(s.wrapping_sub(1)) % 3;
+        owner[b] = if s != 0 && o < b { owner[o] } else { b };
+    }
     let mut need = [0u64; 3];
     for b in 0..3 {
         let spec = &case.bindings[b];
