@@ -1,8 +1,9 @@
 /*
  * DMLS_DEVICE_FLAG_EXTENSIONS through the C API: 64-bit NONZERO_COORDINATES inputs (FLOAT64,
  * INT64, UINT64), UINT64 / INT64 counts and coordinates (both the same type), inputs of more
- * than 2^32 - 1 elements with 64-bit outputs; a strict device rejects each with E_INVALIDARG
- * and a message naming the flag; unknown flag bits are rejected.
+ * than 2^32 - 1 elements with 64-bit outputs (coordinates whose rows spread over the
+ * dimensions before N); a strict device rejects each with E_INVALIDARG and a message naming
+ * the flag; unknown flag bits are rejected.
  *
  * Standalone C11: only the library's header and the standard library.
  */
@@ -416,15 +417,9 @@ static void test_element_limit(dmls_device *strict, dmls_device *ext) {
     CHECK_HR(dmls_device_create_operator(ext, &n.desc, &op), E_INVALIDARG);
     CHECK_MESSAGE_HAS("InputTensor has 4295032832 elements");
 
-    /* With 64-bit outputs the extension promises that such an input works (api.md,
-     * "Extensions": "then the input's element count may exceed 2^32 - 1"). But the
-     * coordinates' M is one 32-bit UINT in Sizes {1,...,1,M,N} and must equal the input's
-     * element count, so no {1,...,1,M,N} desc can describe 2^32 + 65536 rows. This check uses
-     * the one layout that can: the rows spread over the dimensions before N,
-     * {65536, 65537, 2}, whose product is the element count.
-     * KNOWN LIBRARY BUG: the library rejects it ("Sizes[0] is 65536, must be 1"), so the
-     * documented extension is unreachable. Kept failing on purpose until the library decides
-     * how such coordinates are described. */
+    /* With 64-bit outputs such an input works: the coordinates' rows spread over the
+     * dimensions before N ({65536, 65537, 2}, whose product is the element count), evenly
+     * spaced (each leading stride is the row stride times the rows below it). */
     const UINT big_coords[3] = {65536, 65537, 2};
     const UINT big_coords_strides[3] = {0, 0, 1};
     for (int w = 0; w < 2; ++w) {
@@ -433,6 +428,69 @@ static void test_element_limit(dmls_device *strict, dmls_device *ext) {
         CHECK_HR(dmls_device_create_operator(strict, &n.desc, &op), E_INVALIDARG);
         CHECK_MESSAGE_HAS("DMLS_DEVICE_FLAG_EXTENSIONS");
         CHECK_HR(dmls_device_create_operator(ext, &n.desc, &op), S_OK);
+        CHECK(op != NULL);
+        dmls_operator_release(op);
+        op = NULL;
+    }
+    /* The rows must add up to the element count. */
+    const UINT short_coords[3] = {65536, 65536, 2};
+    nonzero_init_strided(&n, 2, big_sizes, zero_strides, DML_TENSOR_DATA_TYPE_UINT64, 3,
+                         short_coords, big_coords_strides);
+    CHECK_HR(dmls_device_create_operator(ext, &n.desc, &op), E_INVALIDARG);
+    CHECK_MESSAGE_HAS("must equal the input's element count 4295032832");
+    CHECK(op == NULL);
+}
+
+/* Spread rows on a small input, run: {2, 3, N} coordinates hold the same rows as {6, N}, with
+ * packed and with evenly spaced strides; uneven spacing and 32-bit outputs are refused. */
+static void test_spread_rows(dmls_device *strict, dmls_device *ext) {
+    const UINT in_sizes[2] = {2, 3};
+    const UINT coords_sizes[3] = {2, 3, 2};
+    const UINT spaced[3] = {12, 4, 1}; /* rows 4 elements apart */
+    const UINT uneven[3] = {13, 4, 1};
+    nonzero n;
+    dmls_operator *op = NULL;
+
+    nonzero_init_strided(&n, 2, in_sizes, NULL, DML_TENSOR_DATA_TYPE_UINT32, 3, coords_sizes,
+                         NULL);
+    CHECK_HR(dmls_device_create_operator(ext, &n.desc, &op), E_INVALIDARG);
+    CHECK_MESSAGE_HAS("must be 1");
+    CHECK_HR(dmls_device_create_operator(strict, &n.desc, &op), E_INVALIDARG);
+    CHECK(op == NULL);
+
+    nonzero_init_strided(&n, 2, in_sizes, NULL, DML_TENSOR_DATA_TYPE_INT64, 3, coords_sizes,
+                         uneven);
+    CHECK_HR(dmls_device_create_operator(ext, &n.desc, &op), E_INVALIDARG);
+    CHECK_MESSAGE_HAS("evenly spaced");
+    CHECK(op == NULL);
+
+    for (int layout = 0; layout < 2; ++layout) {
+        nonzero_init_strided(&n, 2, in_sizes, NULL, DML_TENSOR_DATA_TYPE_INT64, 3, coords_sizes,
+                             layout ? spaced : NULL);
+        CHECK_HR(dmls_device_create_operator(ext, &n.desc, &op), S_OK);
+        if (op == NULL) {
+            continue;
+        }
+        uint64_t in[1] = {0};
+        uint8_t *bytes = (uint8_t *)in;
+        bytes[1] = 1; /* (0, 1) */
+        bytes[3] = 9; /* (1, 0) */
+        bytes[5] = 255; /* (1, 2) */
+        int64_t count[1] = {-1};
+        int64_t coords[24];
+        for (int i = 0; i < 24; ++i) {
+            coords[i] = -5;
+        }
+        CHECK_HR(execute3(op, in, 8, count, 8, coords, sizeof coords), S_OK);
+        CHECK_EQ(count[0], 3);
+        const int64_t want[3][2] = {{0, 1}, {1, 0}, {1, 2}};
+        const int row_stride = layout ? 4 : 2;
+        for (int r = 0; r < 6; ++r) {
+            for (int c = 0; c < 2; ++c) {
+                int64_t v = coords[r * row_stride + c];
+                CHECK_EQ(v, r < 3 ? want[r][c] : -5);
+            }
+        }
         dmls_operator_release(op);
         op = NULL;
     }
@@ -446,6 +504,7 @@ int main(void) {
     test_wide_outputs(strict, ext);
     test_wide_strided_coordinates(ext);
     test_element_limit(strict, ext);
+    test_spread_rows(strict, ext);
     dmls_device_release(strict);
     dmls_device_release(ext);
     if (failures != 0) {

@@ -606,13 +606,8 @@ fn wide_outputs_lift_the_element_limit_of_the_coordinates() {
 
 /// api.md, "Extensions": with UINT64 or INT64 counts and coordinates "the input's element
 /// count may exceed 2^32 - 1". Such an input (broadcast, so it takes 1 byte) is refused by a
-/// strict device and, with 32-bit outputs, by an extensions device.
-///
-/// KNOWN LIBRARY BUG (this test fails on purpose): the coordinates' Sizes must be
-/// {1,...,1,M,N} with M, a 32-bit UINT, equal to the input's element count, so no desc can
-/// describe 2^32 + 65536 rows and the documented extension is unreachable. The check below uses
-/// the one layout that can: the rows spread over the dimensions before N ({65536, 65537, 2},
-/// whose product is the element count). Update it if the library settles on another encoding.
+/// strict device and, with 32-bit outputs, by an extensions device. With 64-bit outputs its
+/// coordinates' rows spread over the dimensions before N: {65536, 65537, 2}.
 #[test]
 fn wide_outputs_allow_inputs_above_the_element_limit() {
     let strict = CDevice::new(0, 0);
@@ -631,7 +626,6 @@ fn wide_outputs_allow_inputs_above_the_element_limit() {
         assert_eq!(hr, E_INVALIDARG);
         assert!(msg.contains("InputTensor has 4295032832 elements"), "{msg}");
     }
-    let mut failures = Vec::new();
     for t in WIDE_OUTPUTS {
         let wide = nonzero(
             DataType::UInt8,
@@ -645,17 +639,104 @@ fn wide_outputs_allow_inputs_above_the_element_limit() {
         let (hr, msg) = wide.create(&strict).unwrap_err();
         assert_eq!(hr, E_INVALIDARG);
         assert!(msg.contains(FLAG), "{msg}");
-        match wide.create(&ext) {
-            Ok(op) => unsafe { dmls_operator_release(op) },
-            Err((hr, msg)) => failures.push(format!("{}: {hr:#010x} {msg}", t.name())),
+        let op = wide
+            .create(&ext)
+            .unwrap_or_else(|e| panic!("{}: {e:?}", t.name()));
+        unsafe { dmls_operator_release(op) };
+    }
+    // The rows must add up to the element count.
+    let short = nonzero(
+        DataType::UInt8,
+        &[65536, 65537],
+        Some(&[0, 0]),
+        DataType::UInt64,
+        DataType::UInt64,
+        &[65536, 65536, 2],
+        Some(&[0, 0, 1]),
+    );
+    let (hr, msg) = short.create(&ext).unwrap_err();
+    assert_eq!(hr, E_INVALIDARG);
+    assert!(
+        msg.contains("must equal the input's element count 4295032832"),
+        "{msg}"
+    );
+}
+
+/// Spread rows on small inputs, run against the model: {..., M_i, ..., N} coordinates hold the
+/// same rows as {M, N}, packed or evenly spaced; uneven spacing is refused, and 32-bit outputs
+/// keep DirectML's {1, ..., 1, M, N}.
+#[test]
+fn spread_rows_run_like_packed_rows() {
+    let ext = CDevice::new(0, DMLS_DEVICE_FLAG_EXTENSIONS);
+    let strict = CDevice::new(0, 0);
+    let sizes = [2u32, 3, 2];
+    let m = 12u32;
+    let mut input = [0u64; 2];
+    bytemuck_bytes_mut(&mut input)[..12].copy_from_slice(&[0, 1, 0, 0, 7, 0, 0, 0, 0, 3, 3, 0]);
+    let strides: Vec<u64> = vec![6, 2, 1];
+    let want = model(DataType::UInt8, bytemuck_bytes(&input), &sizes, &strides, 3);
+    assert_eq!(want.len(), 4);
+    for (coords_sizes, coords_strides, row_stride) in [
+        (vec![2u32, 3, 2, 3], None, 3usize),
+        (vec![2, 3, 2, 3], Some(vec![24u32, 8, 4, 1]), 4),
+        (vec![4, 3, 3], Some(vec![15, 5, 1]), 5),
+        (vec![1, 12, 3], Some(vec![0, 3, 1]), 3),
+    ] {
+        for t in WIDE_OUTPUTS {
+            let nz = nonzero(
+                DataType::UInt8,
+                &sizes,
+                None,
+                t,
+                t,
+                &coords_sizes,
+                coords_strides.as_deref(),
+            );
+            let what = format!("{coords_sizes:?} {coords_strides:?} {}", t.name());
+            let op = nz.create(&ext).unwrap_or_else(|e| panic!("{what}: {e:?}"));
+            let mut count = [u64::MAX; 1];
+            let mut coords = vec![0xEEu64; (nz.coords.total() as usize).div_ceil(8)];
+            assert_eq!(execute(op, &input, &mut count, &mut coords), S_OK, "{what}");
+            unsafe { dmls_operator_release(op) };
+            assert_eq!(count[0], 4, "{what}");
+            for r in 0..m as usize {
+                for c in 0..3 {
+                    let v = coords[r * row_stride + c];
+                    let expect = want.get(r).map_or(0xEE, |row| row[c]);
+                    assert_eq!(v, expect, "{what}: row {r} column {c}");
+                }
+            }
+            if coords_sizes[0] != 1 {
+                let narrow = nonzero(
+                    DataType::UInt8,
+                    &sizes,
+                    None,
+                    DataType::UInt32,
+                    DataType::UInt32,
+                    &coords_sizes,
+                    coords_strides.as_deref(),
+                );
+                for device in [&ext, &strict] {
+                    let (hr, msg) = narrow.create(device).unwrap_err();
+                    assert_eq!(hr, E_INVALIDARG);
+                    assert!(msg.contains("must be 1"), "{what}: {msg}");
+                }
+            }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "an input of 2^32 + 65536 elements with 64-bit outputs (documented as allowed) cannot be \
-         created:\n{}",
-        failures.join("\n")
+    // Unevenly spaced rows.
+    let nz = nonzero(
+        DataType::UInt8,
+        &sizes,
+        None,
+        DataType::Int64,
+        DataType::Int64,
+        &[2, 6, 3],
+        Some(&[19, 3, 1]),
     );
+    let (hr, msg) = nz.create(&ext).unwrap_err();
+    assert_eq!(hr, E_INVALIDARG);
+    assert!(msg.contains("evenly spaced"), "{msg}");
 }
 
 /// Runs an operator whose coordinates tensor has 2^33 - 2 elements (2^32 - 1 input elements,
