@@ -265,11 +265,6 @@ def _run_nonzero(device, x, dt, columns, wide, coords_layout, where):
     if fl3 and x.ndim < dims:
         x = x.reshape(_pad_shape(x.shape, dims))
     m = x.size
-    if m > C.UINT32_MAX:
-        raise ValueError(
-            f"{where}: the input has {m} elements; NONZERO_COORDINATES's coordinates tensor "
-            f"{{M, N}} needs M equal to the element count, and M is 32-bit (at most {C.UINT32_MAX})"
-        )
     out_dt = (C.DT_INT64 if wide == "int64" else C.DT_UINT64) if wide else C.DT_UINT32
     count_dims = dims if fl3 else 1
     lead = [1] * ((dims - 2) if fl3 else 0)
@@ -277,12 +272,21 @@ def _run_nonzero(device, x, dt, columns, wide, coords_layout, where):
     bound_in = T.bind_input(x, dt, where=where)
     count_desc = T.TensorDesc(out_dt, [1] * count_dims, where=where)
     coords_arr, coords_strides = coords_layout(m, columns, out_dt)
-    coords_desc = T.TensorDesc(
-        out_dt,
-        lead + [m, columns],
-        None if coords_strides is None else [0] * len(lead) + list(coords_strides),
-        where=where,
-    )
+    if m <= C.UINT32_MAX:
+        coords_sizes = lead + [m, columns]
+        if coords_strides is not None:
+            coords_strides = [0] * len(lead) + list(coords_strides)
+    else:
+        # More rows than a 32-bit M: with 64-bit outputs (an extension) the rows may spread
+        # over the dimensions before N; packed, they spread like the input's own dimensions.
+        assert coords_strides is None and wide
+        if fl3 or x.ndim + 1 > C.MAX_DIMS:
+            raise ValueError(
+                f"{where}: the input has {m} elements, more than a 32-bit M; its coordinates "
+                f"need {x.ndim + 1} dimensions (the input's and N), more than this device allows"
+            )
+        coords_sizes = list(x.shape) + [columns]
+    coords_desc = T.TensorDesc(out_dt, coords_sizes, coords_strides, where=where)
     desc = C.DML_NONZERO_COORDINATES_OPERATOR_DESC(
         bound_in.desc.pointer(), count_desc.pointer(), coords_desc.pointer()
     )
@@ -300,8 +304,9 @@ def nonzero_coordinates(x, columns=None, device=None):
     order, holding the element's last ``columns`` indices (default: all, ``x.ndim``). The
     type is uint32, or uint64 when the worst case (``x.size * columns`` coordinates) exceeds
     2**32 - 1, which needs a device with extensions (DMLS_DEVICE_FLAG_EXTENSIONS); a strict
-    device then raises DirectMLError naming the flag. Inputs of more than 2**32 - 1 elements
-    cannot be described (DirectML's M is a 32-bit size) and raise ValueError. ``columns`` must lie between ``x``'s effective rank (ignoring leading
+    device then raises DirectMLError naming the flag. With more than 2**32 - 1 input elements
+    the coordinates tensor is described as ``x.shape + (columns,)`` (the extension lets rows
+    spread over the dimensions before N). ``columns`` must lie between ``x``'s effective rank (ignoring leading
     dimensions of size 1) and ``x.ndim``, as DirectML requires. ±0.0 is zero; NaN is not.
 
     A 0-d input is treated as shape ``[1]`` (DirectML tensors have at least one dimension).
@@ -367,6 +372,13 @@ def _onnx_coords(device, x, dt, where):
     m, n = x.size, x.ndim
     use64 = device.extensions or m * n > C.UINT32_MAX
 
+    if m > C.UINT32_MAX:
+        # Too many rows for strides {1, M}: packed INT64 rows, transposed here.
+        def layout(m, n, out_dt):
+            return (lambda: T.alloc((m, n), np.int64)), None
+
+        count, buf = _run_nonzero(device, x, dt, n, "int64", layout, where)
+        return count, np.ascontiguousarray(buf[:count].T)
     if use64:
         # INT64 coordinates straight into an int64 [N, M] buffer: element (i, j) at j * M + i.
         holder = {}

@@ -226,18 +226,26 @@ def bindable(a):
 
 def bind_input(x, dt, where="directml_subset"):
     """Binds a native-order array as an input tensor, without a copy when DirectML can express
-    its layout (else a packed copy in padded memory)."""
+    its layout. When only the memory after it is too short for DirectML's rounded-up
+    TotalTensorSizeInBytes, the bytes it spans (a few, for a broadcast array) are copied into
+    padded memory and keep their strides; anything else becomes a packed copy."""
     sizes = list(x.shape)
-    strides = bindable(x)
-    copied = strides is None
-    if copied:
-        y = alloc(x.shape, x.dtype)
-        y[...] = x
-        x = y
-        strides = None
-    elif x.flags.c_contiguous:
-        strides = None
-    return Bound(x, TensorDesc(dt, sizes, strides, where), copied)
+    strides = element_strides(x) if x.ctypes.data % x.itemsize == 0 else None
+    if strides is not None:
+        packed = x.flags.c_contiguous
+        total = implied_size(x.itemsize, sizes, strides)
+        if x.ctypes.data + total <= known_end(x):
+            return Bound(x, TensorDesc(dt, sizes, None if packed else strides, where), False)
+        span = (1 + sum((s - 1) * st for s, st in zip(sizes, strides))) * x.itemsize
+        raw = alloc((total,), np.uint8)
+        ctypes.memmove(raw.ctypes.data, x.ctypes.data, span)
+        y = np.lib.stride_tricks.as_strided(
+            raw[:span].view(x.dtype), shape=x.shape, strides=[st * x.itemsize for st in strides]
+        )
+        return Bound(y, TensorDesc(dt, sizes, None if packed else strides, where), True)
+    y = alloc(x.shape, x.dtype)
+    y[...] = x
+    return Bound(y, TensorDesc(dt, sizes, None, where), True)
 
 
 def bind_output(array, desc):

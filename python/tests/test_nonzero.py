@@ -290,8 +290,51 @@ def test_element_limits():
         assert e.value.hresult == dml.E_INVALIDARG
         assert "DMLS_DEVICE_FLAG_EXTENSIONS" in e.value.message
         assert "OutputCountTensor DataType is" in e.value.message
-    # More than 2^32 - 1 input elements cannot be described at all.
+    # More than 2^32 - 1 input elements: the coordinates' rows spread over {65536, 65537}
+    # (an extension); a strict device refuses 64-bit outputs.
     huge = np.broadcast_to(np.uint8(0), (65536, 65537))
     for f in (dml.nonzero_coordinates, dml.onnx_nonzero):
-        with pytest.raises(ValueError, match="4295032832 elements"):
-            f(huge)
+        with pytest.raises(DirectMLError, match="DMLS_DEVICE_FLAG_EXTENSIONS"):
+            f(huge, device=strict_device())
+
+
+def test_inputs_above_the_element_limit_are_described(monkeypatch):
+    # The library accepts the desc (operator created), then the 68 GB worst-case coordinates
+    # buffer would be allocated: stop there and look at what was created.
+    from directml_subset import _core, _tensor
+
+    class Stop(Exception):
+        pass
+
+    created = []
+    real_init = _core._Operator.__init__
+
+    def spy(self, device, op_type, desc):
+        real_init(self, device, op_type, desc)
+        t = desc.OutputCoordinatesTensor.contents
+        b = _core.C.DML_BUFFER_TENSOR_DESC.from_address(t.Desc)
+        created.append((b.DataType, [b.Sizes[i] for i in range(b.DimensionCount)], bool(b.Strides)))
+
+    real_alloc = _tensor.alloc
+
+    def no_alloc(shape, dtype, zero=False):
+        if int(np.prod(shape)) > 1 << 20:
+            raise Stop
+        return real_alloc(shape, dtype, zero)
+
+    monkeypatch.setattr(_core._Operator, "__init__", spy)
+    monkeypatch.setattr(_tensor, "alloc", no_alloc)
+    huge = np.broadcast_to(np.uint8(0), (65536, 65537))
+    with pytest.raises(Stop):
+        dml.nonzero_coordinates(huge)
+    with pytest.raises(Stop):
+        dml.onnx_nonzero(huge)
+    with pytest.raises(Stop):
+        dml.nonzero_coordinates(huge[np.newaxis], columns=2)
+    assert created == [
+        (10, [65536, 65537, 2], False),  # UINT64
+        (11, [65536, 65537, 2], False),  # INT64
+        (10, [1, 65536, 65537, 2], False),
+    ]
+    with pytest.raises(ValueError, match="more than this device allows"):
+        dml.nonzero_coordinates(np.broadcast_to(np.uint8(0), (2,) * 7 + (2**26 + 1,)))
