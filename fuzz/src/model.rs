@@ -396,14 +396,31 @@ fn nonzero(l: u32, ext: bool, t: &[Tensor; 3]) -> bool {
         return false;
     }
     let k = coords.sizes.len();
-    if coords.sizes[..k - 2].iter().any(|&s| s != 1) {
-        return false;
-    }
-    let m = u64::from(coords.sizes[k - 2]);
     let n = coords.sizes[k - 1] as usize;
+    let m: u128 = if count.data_type == 3 {
+        // {1, ..., 1, M, N}.
+        if coords.sizes[..k - 2].iter().any(|&s| s != 1) {
+            return false;
+        }
+        u128::from(coords.sizes[k - 2])
+    } else {
+        // Extension (64-bit outputs): the rows may spread over every dimension before N when
+        // they stay evenly spaced (each leading stride is the row stride times the rows below).
+        let strides = coords.strides_wide();
+        let row_stride = strides[k - 2];
+        let mut rows: u128 = u128::from(coords.sizes[k - 2]);
+        for i in (0..k - 2).rev() {
+            let s = coords.sizes[i];
+            if s != 1 && Some(strides[i]) != row_stride.checked_mul(rows) {
+                return false;
+            }
+            rows = rows.saturating_mul(u128::from(s));
+        }
+        rows
+    };
     let lead = input.sizes.iter().take_while(|&&s| s == 1).count();
     let rank = input.sizes.len() - lead;
-    Some(m) == input.elements() && n >= rank && n <= input.sizes.len()
+    input.elements().map(u128::from) == Some(m) && n >= rank && n <= input.sizes.len()
 }
 
 fn diagonal1(l: u32, t: &[Tensor; 3], value_type: u32) -> bool {
