@@ -64,8 +64,10 @@ def layout(rng, dtype, shape, kind, density=None):
         base = values(rng, dtype, tuple(shape[p] for p in perm), density)
         return np.transpose(base, np.argsort(perm)), False
     if kind == "strided":
-        steps = [int(rng.integers(1, 4)) for _ in shape]
-        starts = [int(rng.integers(0, 3)) for _ in shape]
+        # Steps of 1 to 3 on at most three dimensions (the base stays small).
+        picked = set(rng.permutation(ndim)[:3].tolist()) if ndim else set()
+        steps = [int(rng.integers(1, 4)) if d in picked else 1 for d in range(ndim)]
+        starts = [int(rng.integers(0, 3)) if d in picked else int(rng.integers(0, 2)) for d in range(ndim)]
         big = tuple(st + s * k + 1 for st, s, k in zip(starts, shape, steps))
         base = values(rng, dtype, big, density)
         idx = tuple(slice(st, st + s * k, k) for st, s, k in zip(starts, shape, steps))
@@ -121,8 +123,13 @@ def copies_on_bind(a):
     return _tensor.bind_input(s, dt).copied
 
 
-def random_shape(rng, ndim, max_size=5, min_size=1):
-    return tuple(int(rng.integers(min_size, max_size + 1)) for _ in range(ndim))
+def random_shape(rng, ndim, max_size=5, min_size=1, max_elements=5000):
+    """A random shape with at most `max_elements` elements (the largest sizes shrink)."""
+    shape = [int(rng.integers(min_size, max_size + 1)) for _ in range(ndim)]
+    while int(np.prod(shape)) > max_elements:
+        i = int(np.argmax(shape))
+        shape[i] = max(min_size, shape[i] // 2)
+    return tuple(shape)
 
 
 def effective_rank(shape):

@@ -66,7 +66,7 @@ def ref_eye(shape, k, dtype):
 @pytest.mark.parametrize("dtype", ALL_TYPES, ids=lambda t: np.dtype(t).name)
 def test_diagonal_matrix_without_input(rng, dtype):
     for _ in range(12):
-        shape = random_shape(rng, int(rng.integers(2, 5)), max_size=int(rng.choice([3, 7, 40])))
+        shape = random_shape(rng, int(rng.integers(2, 5)), max_size=int(rng.choice([3, 7, 40])), max_elements=60000)
         begin, end = random_bound(rng), random_bound(rng)
         value = random_value(rng, dtype)
         got = dml.diagonal_matrix(shape, dtype, begin, end, value)
@@ -77,7 +77,7 @@ def test_diagonal_matrix_without_input(rng, dtype):
 @pytest.mark.parametrize("dtype", ALL_TYPES, ids=lambda t: np.dtype(t).name)
 def test_diagonal_matrix_with_input(rng, dtype, kind):
     for _ in range(4):
-        shape = random_shape(rng, int(rng.integers(2, 5)), max_size=int(rng.choice([3, 6, 33])))
+        shape = random_shape(rng, int(rng.integers(2, 5)), max_size=int(rng.choice([3, 6, 33])), max_elements=60000)
         a, copy = layout(rng, dtype, shape, kind)
         assert copies_on_bind(a) == (copy or tail_overrun(a))
         begin, end = random_bound(rng), random_bound(rng)
@@ -199,9 +199,22 @@ def test_trilu_k_at_the_edges():
 
 
 def test_trilu_large_matrix(rng):
+    # Above the library's parallel (1 MiB) and streaming-store (8 MiB) thresholds.
     a = values(rng, np.float32, (2, 300, 517), density=0.8)
     assert_same(dml.trilu(a, 3), np.triu(a, 3))
     assert_same(dml.trilu(a, -200, upper=False), np.tril(a, -200))
+    b = values(rng, np.float32, (3, 1024, 1000), density=0.9)
+    assert_same(dml.trilu(b, 17), np.triu(b, 17))
+    assert_same(dml.trilu(b[:, ::2, 1:], -5, upper=False), np.tril(b[:, ::2, 1:], -5))
+    c = values(rng, np.float64, (1100, 1000), density=0.9)
+    want = ref_diagonal(c.shape, c.dtype, -3, 40, 2.5, c)
+    dml.diagonal_matrix(None, None, -3, 40, 2.5, input=c, out=c)
+    assert_same(c, want)
+    big = np.zeros((2, 1100, 2000), np.int16)
+    view = big[:, :, ::2]
+    dml.diagonal_matrix(view.shape, np.int16, 5, -5, -7, out=view)
+    assert_same(view, ref_diagonal(view.shape, np.int16, 5, -5, -7))
+    assert not big[:, :, 1::2].any()
 
 
 @pytest.mark.parametrize("dtype", ALL_TYPES, ids=lambda t: np.dtype(t).name)
