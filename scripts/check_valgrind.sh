@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Runs the C/C++ tests (c_tests/test_*.c, test_*.cpp) and the Rust integration tests that
+# finish in reasonable time under Valgrind memcheck: no memory error and no definite leak.
+#
+#   scripts/check_valgrind.sh [<source dir> [<build dir>]]
+#
+# Rust tests run from release builds (`cargo test --release`, as ctest's cargo_test builds
+# them): tests/panic.rs, tests/edges.rs and tests/concurrency.rs (DMLS_STRESS_SCALE=1).
+# Valgrind serialises threads, so the concurrency tests still interleave operators across
+# threads, but never truly in parallel. Suppressions: scripts/valgrind.supp (each one says
+# why). See docs/robustness.md.
+set -euo pipefail
+
+src=$(cd "${1:-.}" && pwd)
+build=$(mkdir -p "${2:-$src/build}" && cd "${2:-$src/build}" && pwd)
+out="$build/valgrind"
+mkdir -p "$out"
+cd "$src"
+
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+target_dir="${CARGO_TARGET_DIR:-$build/cargo}"
+CC=${CC:-gcc}
+CXX=${CXX:-g++}
+start=$SECONDS
+
+if ! command -v valgrind >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "== installing valgrind with apt-get"
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -qq --no-install-recommends valgrind) >/dev/null 2>&1 || true
+fi
+if ! command -v valgrind >/dev/null 2>&1; then
+    echo "SKIP: valgrind is not installed and cannot be installed here"
+    exit 0
+fi
+
+vg=(valgrind --tool=memcheck --error-exitcode=99 --leak-check=full
+    --errors-for-leak-kinds=definite --show-leak-kinds=definite
+    --suppressions="$src/scripts/valgrind.supp" --num-callers=30)
+
+echo "== cargo build --release --lib; cargo test --release --no-run (target dir $target_dir)"
+CARGO_TARGET_DIR="$target_dir" cargo build --release --lib --quiet
+lib="$target_dir/release/libdirectml_subset.a"
+rust_tests=(panic edges concurrency)
+test_args=()
+for t in "${rust_tests[@]}"; do test_args+=(--test "$t"); done
+CARGO_TARGET_DIR="$target_dir" cargo test --release --no-run --quiet "${test_args[@]}" \
+    --message-format=json >"$out/cargo-tests.json"
+
+passed=0
+failed=0
+failures=()
+# run NAME COMMAND...: runs COMMAND under memcheck from $out.
+run() {
+    local name=$1
+    shift
+    local t0=$SECONDS
+    if (cd "$out" && exec "${vg[@]}" --log-file="$out/$name.vg.log" "$@") >"$out/$name.log" 2>&1; then
+        echo "ok   $name ($((SECONDS - t0)) s)"
+        passed=$((passed + 1))
+    else
+        echo "FAIL $name (logs: $out/$name.vg.log, $out/$name.log)"
+        tail -n 60 "$out/$name.vg.log"
+        tail -n 20 "$out/$name.log"
+        failed=$((failed + 1))
+        failures+=("$name")
+    fi
+}
+
+shopt -s nullglob
+flags=(-g -O1 -Wall -Wextra -Wpedantic -Werror -I"$src/include" -I"$src/c_tests")
+libs=("$lib" -lpthread -ldl -lm)
+for test_src in c_tests/test_*.c c_tests/test_*.cpp; do
+    name=$(basename "$test_src")
+    name=${name%.*}
+    case "$test_src" in
+        *.c) exe="$out/$name"
+             "$CC" -std=c11 "${flags[@]}" "$test_src" "${libs[@]}" -o "$exe" ;;
+        *) name="${name}_cpp"
+           exe="$out/$name"
+           "$CXX" -std=c++17 "${flags[@]}" "$test_src" "${libs[@]}" -o "$exe" ;;
+    esac
+    run "$name" "$exe"
+done
+
+for t in "${rust_tests[@]}"; do
+    exe=$(python3 - "$out/cargo-tests.json" "$t" <<'PY'
+import json, sys
+path, name = sys.argv[1], sys.argv[2]
+for line in open(path):
+    try:
+        m = json.loads(line)
+    except ValueError:
+        continue
+    if m.get("reason") == "compiler-artifact" and m.get("executable") \
+            and m["target"]["name"] == name and "test" in m["target"]["kind"]:
+        print(m["executable"])
+PY
+)
+    if [ -z "$exe" ]; then
+        echo "FAIL rust:$t: no test executable found"
+        failed=$((failed + 1))
+        failures+=("rust:$t")
+        continue
+    fi
+    # One test thread keeps Valgrind's output readable; the tests start their own threads.
+    DMLS_STRESS_SCALE=1 run "rust_$t" "$exe" --test-threads=2
+done
+
+echo "valgrind: memcheck over $((passed + failed)) programs in $((SECONDS - start)) s"
+if [ "$failed" -gt 0 ]; then
+    printf '  failed: %s\n' "${failures[@]}"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
