@@ -863,6 +863,14 @@ static void create_value_cases(dmls_device *dev) {
         check_true("calc size of 2^60 INT64 elements is 2^63 (it fits in 64 bits)",
                    dmls_calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE_INT64, 3, wrap3, NULL) ==
                        0x8000000000000000ull);
+        {
+            /* 3 x 2^62 4-bit elements: the bit count overflows 64 bits, the bytes (3 x 2^61)
+               do not. */
+            static const UINT s4[3] = {0x80000000u, 0x80000000u, 3u};
+            check_true("calc size of 3 x 2^62 UINT4 elements is 3 x 2^61 (it fits in 64 bits)",
+                       dmls_calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE_UINT4, 3, s4, NULL) ==
+                           0x6000000000000000ull);
+        }
         dmls_device_release(ext);
     }
 

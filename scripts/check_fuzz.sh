@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing of the C API (fuzz/, a cargo-fuzz project) for a bounded time, plus the
+# committed corpus as regression tests.
+#
+#   scripts/check_fuzz.sh [<source dir> [<build dir>]]
+#
+# 1. Installs cargo-fuzz when it is missing (`cargo install cargo-fuzz --locked` into a cache
+#    directory, $DMLS_TOOLS_DIR, default ~/.cache/directml_subset/tools).
+# 2. Builds the targets `api` and `create` with libFuzzer on the stable toolchain:
+#    AddressSanitizer through RUSTC_BOOTSTRAP=1 (stable's sanitizer runtimes are unlocked that
+#    way; DMLS_FUZZ_SANITIZER=none turns it off), falling back to `--sanitizer none` when that
+#    build fails. The target directory is cached ($DMLS_FUZZ_TARGET_DIR, default
+#    ~/.cache/directml_subset/fuzz-target) so later runs only rebuild what changed.
+# 3. Replays fuzz/corpus/<target>/ once (regression), then fuzzes each target for
+#    $DMLS_FUZZ_SECONDS seconds (default 60), never more than $DMLS_FUZZ_BUDGET seconds of
+#    fuzzing in all (default 180), starting from the committed corpus plus what earlier runs
+#    found ($build/fuzz-corpus). A crash leaves its input in $build/fuzz-artifacts/<target>/.
+#
+# When libFuzzer cannot be built or run here, the corpus is still replayed with a plain stable
+# `cargo test` in fuzz/ (no instrumentation); the script skips (exit 0) only when neither works
+# for a reason outside the project (no C++ compiler, an unsupported platform).
+set -euo pipefail
+
+src=$(cd "${1:-.}" && pwd)
+build=$(mkdir -p "${2:-$src/build}" && cd "${2:-$src/build}" && pwd)
+cd "$src"
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/directml_subset"
+tools="${DMLS_TOOLS_DIR:-$cache/tools}"
+target_dir="${DMLS_FUZZ_TARGET_DIR:-$cache/fuzz-target}"
+per_target="${DMLS_FUZZ_SECONDS:-60}"
+budget="${DMLS_FUZZ_BUDGET:-180}"
+sanitizer="${DMLS_FUZZ_SANITIZER:-address}"
+targets=(api create)
+start=$SECONDS
+mkdir -p "$tools" "$target_dir" "$build/fuzz-artifacts" "$build/fuzz-corpus"
+export PATH="$tools/bin:$PATH"
+
+replay_stable() {
+    echo "== replaying the corpus with stable cargo test (no libFuzzer instrumentation)"
+    (cd fuzz && CARGO_TARGET_DIR="$build/fuzz-stable" cargo test --release --test corpus)
+}
+
+skip_or_replay() { # reason
+    echo "NOTE: $1"
+    if replay_stable; then
+        echo "fuzz: corpus replayed on stable (no fuzzing: $1) in $((SECONDS - start)) s"
+        exit 0
+    fi
+    echo "FAIL: the corpus replay itself failed" >&2
+    exit 1
+}
+
+host=$(rustc -vV | sed -n 's/^host: //p')
+case "$host" in
+    x86_64-*-linux-gnu | aarch64-*-linux-gnu) ;;
+    *) skip_or_replay "libFuzzer via cargo-fuzz is not set up for $host" ;;
+esac
+if ! command -v c++ >/dev/null 2>&1 && ! command -v g++ >/dev/null 2>&1; then
+    echo "SKIP: no C++ compiler to build libFuzzer (libfuzzer-sys)"
+    exit 0
+fi
+
+# 1. cargo-fuzz.
+if ! cargo fuzz --version >/dev/null 2>&1; then
+    echo "== installing cargo-fuzz into $tools (once; cached)"
+    if ! cargo install cargo-fuzz --locked --root "$tools" --quiet; then
+        skip_or_replay "cargo-fuzz could not be installed"
+    fi
+fi
+echo "== $(cargo fuzz --version)"
+
+# 2. Build.
+build_targets() { # sanitizer
+    if [ "$1" = none ]; then
+        cargo fuzz build -O --sanitizer none --target-dir "$target_dir" --fuzz-dir fuzz
+    else
+        RUSTC_BOOTSTRAP=1 cargo fuzz build -O --sanitizer "$1" --target-dir "$target_dir" --fuzz-dir fuzz
+    fi
+}
+t0=$SECONDS
+if ! build_targets "$sanitizer" >"$build/fuzz-build.log" 2>&1; then
+    tail -n 30 "$build/fuzz-build.log"
+    if [ "$sanitizer" != none ]; then
+        echo "NOTE: the $sanitizer build failed; building with --sanitizer none"
+        sanitizer=none
+        build_targets none >"$build/fuzz-build.log" 2>&1 || {
+            tail -n 30 "$build/fuzz-build.log"
+            skip_or_replay "the libFuzzer build failed"
+        }
+    else
+        skip_or_replay "the libFuzzer build failed"
+    fi
+fi
+echo "== built ${targets[*]} (sanitizer: $sanitizer) in $((SECONDS - t0)) s"
+bin_dir="$target_dir/$host/release"
+
+# 3. Regression, then fuzzing.
+common=(-timeout=20 -rss_limit_mb=4096 -print_final_stats=1)
+failed=0
+for t in "${targets[@]}"; do
+    bin="$bin_dir/$t"
+    echo "== $t: replaying fuzz/corpus/$t ($(ls fuzz/corpus/$t | wc -l) inputs)"
+    if ! "$bin" "${common[@]}" -runs=0 -artifact_prefix="$build/fuzz-artifacts/$t-" \
+            "fuzz/corpus/$t" >"$build/fuzz-$t-replay.log" 2>&1; then
+        grep -v '^INFO\|^#' "$build/fuzz-$t-replay.log" | tail -n 60
+        echo "FAIL $t: an input of fuzz/corpus/$t breaks a promise"
+        failed=$((failed + 1))
+    fi
+done
+
+fuzzed=0
+for i in "${!targets[@]}"; do
+    t=${targets[$i]}
+    left=$((budget - fuzzed))
+    remaining_targets=$((${#targets[@]} - i))
+    secs=$((left / remaining_targets))
+    [ "$secs" -gt "$per_target" ] && secs=$per_target
+    if [ "$secs" -lt 1 ]; then
+        echo "== $t: no fuzzing time left in the budget"
+        continue
+    fi
+    corpus="$build/fuzz-corpus/$t"
+    mkdir -p "$corpus" "$build/fuzz-artifacts/$t"
+    echo "== $t: fuzzing for $secs s"
+    t0=$SECONDS
+    if "$bin_dir/$t" "${common[@]}" -max_total_time="$secs" \
+            -artifact_prefix="$build/fuzz-artifacts/$t/" "$corpus" "fuzz/corpus/$t" \
+            >"$build/fuzz-$t.log" 2>&1; then
+        grep -E '^stat::number_of_executed_units|^#[0-9]+ *DONE' "$build/fuzz-$t.log" | tail -n 2
+        echo "ok   $t: $(grep -c . <(ls "$corpus")) inputs in the working corpus"
+    else
+        grep -v '^#\|^INFO' "$build/fuzz-$t.log" | tail -n 80
+        echo "FAIL $t: the input that broke a promise is in $build/fuzz-artifacts/$t/"
+        echo "     reproduce: (cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run $t <that file>)"
+        echo "     then add it to fuzz/corpus/$t/ so that it stays a regression test"
+        failed=$((failed + 1))
+    fi
+    fuzzed=$((fuzzed + SECONDS - t0))
+done
+
+echo "fuzz: ${#targets[@]} targets, sanitizer $sanitizer, $fuzzed s of fuzzing, $((SECONDS - start)) s in all"
+echo "$(( ${#targets[@]} * 2 - failed )) passed, $failed failed"
+[ "$failed" -eq 0 ]
