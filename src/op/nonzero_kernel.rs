@@ -542,9 +542,14 @@ struct Rows<'a, O, const N: usize, const PACKED: bool> {
     isa: Isa,
 }
 
-/// A word with at least this many set bits is expanded eight elements at a time (AVX2) rather
-/// than bit by bit.
-const DENSE_BITS: u32 = 8;
+/// Chunks with at least this many set bits per word on average are expanded eight elements at
+/// a time (AVX2) rather than bit by bit. Deciding per chunk keeps the branch predictable.
+const DENSE_BITS: usize = 12;
+/// Rows written unconditionally per word by the bit walk, before it loops over any others:
+/// a fixed trip count, so sparse words cost no mispredicted loop exit.
+const UNROLL: usize = 8;
+/// Rows one expanded word may store past its first row: 64 set bits, then eight whole rows.
+const SLACK: usize = 72;
 
 impl<O: Coord, const N: usize, const PACKED: bool> Rows<'_, O, N, PACKED> {
     /// Writes row `row`: the template with column `xcol` (`N - 1` when `LAST`) set to `x`.
@@ -563,87 +568,71 @@ impl<O: Coord, const N: usize, const PACKED: bool> Rows<'_, O, N, PACKED> {
         }
     }
 
+    /// Writes the rows of one word that lies in the cursor's line (`off` is the word's
+    /// position in the line) from row `row` on, and returns the row after them.
+    ///
+    /// # Safety
+    /// Rows `row .. row + (set bits)` are in bounds and no other thread accesses them; when
+    /// `row + UNROLL <= end`, rows up to `end` are too (and rows past the word's own are
+    /// rewritten by later words of this walk).
+    #[inline(always)]
+    unsafe fn word<const LAST: bool>(
+        &self,
+        mut bits: u64,
+        off: u64,
+        tmpl: &[O; N],
+        mut row: usize,
+        end: usize,
+    ) -> usize {
+        let xcol = self.geo.line - self.geo.first;
+        if row + UNROLL <= end {
+            // The first UNROLL set bits (or, past the last one, position off + 64) go to rows
+            // row .. row + UNROLL.
+            let ones = bits.count_ones() as usize;
+            for i in 0..UNROLL {
+                let x = off + u64::from(bits.trailing_zeros());
+                bits &= bits.wrapping_sub(1);
+                // SAFETY: row + i < row + UNROLL <= `end`: in bounds and ours.
+                unsafe { self.put::<LAST>(row + i, tmpl, xcol, x) };
+            }
+            row += ones.min(UNROLL);
+        }
+        while bits != 0 {
+            let x = off + u64::from(bits.trailing_zeros());
+            bits &= bits - 1;
+            // SAFETY: one row per set bit from `row`: in bounds and ours.
+            unsafe { self.put::<LAST>(row, tmpl, xcol, x) };
+            row += 1;
+        }
+        row
+    }
+
     /// Writes the rows of `words` from row `first` on; `end` is one past the last of them.
-    /// With `SIMD` (only in [`walk_avx2`]) dense words of a packed UINT32 output with up to four
-    /// columns are expanded eight elements at a time.
     ///
     /// # Safety
     /// `end - first` is the number of set bits in `words`; rows `first .. end` are in bounds
-    /// and no other thread accesses them. `SIMD` only when the CPU has AVX2, BMI1 and POPCNT.
+    /// and no other thread accesses them.
     #[inline(always)]
-    unsafe fn walk<const LAST: bool, const SIMD: bool>(
-        &self,
-        words: &[u64],
-        start: u64,
-        first: usize,
-        end: usize,
-    ) {
+    unsafe fn walk<const LAST: bool>(&self, words: &[u64], start: u64, first: usize, end: usize) {
         let g = &self.geo;
         let xcol = g.line - g.first;
         let mut cur = Cursor::<O, N>::at(g, start);
         let mut row = first;
-        #[cfg(target_arch = "x86_64")]
-        let expand = SIMD && LAST && PACKED && !O::WIDE && N <= 4;
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: only built when `expand`, so the CPU has AVX2.
-        let (shape, mut tmpl, mut tmpl_line) = if expand {
-            unsafe {
-                (
-                    expand::Shape::new(N),
-                    expand::Template::new(&cur.row),
-                    cur.line_start,
-                )
-            }
-        } else {
-            Default::default()
-        };
         for (wi, &w) in words.iter().enumerate() {
             let base = start + 64 * wi as u64;
-            let mut bits = w;
-            if bits == 0 {
+            if w == 0 {
                 continue;
             }
             if base + 64 <= cur.line_end {
-                // The whole word lies in the current line.
-                let off = base - cur.line_start;
-                #[cfg(target_arch = "x86_64")]
-                if expand && bits.count_ones() >= DENSE_BITS && row + 72 <= end {
-                    if tmpl_line != cur.line_start {
-                        // SAFETY: `expand` implies AVX2.
-                        tmpl = unsafe { expand::Template::new(&cur.row) };
-                        tmpl_line = cur.line_start;
-                    }
-                    // SAFETY: the word's rows start at `row`; every byte's store writes eight
-                    // rows from a row at most `row + 64`, so all stores stay below row + 72 <=
-                    // `end` (in bounds and ours; rows past the word's own are rewritten by the
-                    // following ones before anyone else may read them). The output is packed
-                    // UINT32 (`PACKED`, `!O::WIDE`), so row r starts at element r × N.
-                    row = unsafe {
-                        expand::word(
-                            self.out.as_ptr().cast::<u32>(),
-                            row,
-                            bits,
-                            off,
-                            &shape,
-                            &tmpl,
-                        )
-                    };
-                    continue;
-                }
-                while bits != 0 {
-                    let x = off + u64::from(bits.trailing_zeros());
-                    bits &= bits - 1;
-                    // SAFETY: one row per set bit, so `row` stays below `end`, which the caller
-                    // guarantees in bounds and unshared.
-                    unsafe { self.put::<LAST>(row, &cur.row, xcol, x) };
-                    row += 1;
-                }
+                // SAFETY: this word's rows follow `row`, below `end`: in bounds and ours.
+                row = unsafe { self.word::<LAST>(w, base - cur.line_start, &cur.row, row, end) };
             } else {
+                let mut bits = w;
                 while bits != 0 {
                     let pos = base + u64::from(bits.trailing_zeros());
                     bits &= bits - 1;
                     cur.reach(g, pos);
-                    // SAFETY: as above.
+                    // SAFETY: one row per set bit, so `row` stays below `end`.
                     unsafe { self.put::<LAST>(row, &cur.row, xcol, pos - cur.line_start) };
                     row += 1;
                 }
@@ -667,7 +656,66 @@ unsafe fn walk_avx2<O: Coord, const N: usize, const PACKED: bool, const LAST: bo
     end: usize,
 ) {
     // SAFETY: forwarded contract.
-    unsafe { rows.walk::<LAST, true>(words, start, first, end) }
+    unsafe { rows.walk::<LAST>(words, start, first, end) }
+}
+
+/// The dense walk of a packed UINT32 output of up to four columns whose last column is the
+/// line position: words are expanded eight elements at a time.
+///
+/// Streaming the rows out with non-temporal stores (through a staging buffer in L1) was tried
+/// and was three times slower on the AMD EPYC this was tuned on.
+///
+/// # Safety
+/// As for [`Rows::walk`]; the CPU has AVX2, BMI1 and POPCNT; `O` is `u32`, `PACKED`, N <= 4,
+/// and the line dimension is the last column.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,popcnt")]
+unsafe fn walk_dense<O: Coord, const N: usize, const PACKED: bool>(
+    rows: &Rows<'_, O, N, PACKED>,
+    words: &[u64],
+    start: u64,
+    first: usize,
+    end: usize,
+) {
+    let g = &rows.geo;
+    let mut cur = Cursor::<O, N>::at(g, start);
+    let mut row = first;
+    // SAFETY: the CPU has AVX2; N <= 4.
+    let shape = unsafe { expand::Shape::new(N) };
+    let mut tmpl = unsafe { expand::Template::new(&cur.row) };
+    let mut tmpl_line = cur.line_start;
+    let out = rows.out.as_ptr().cast::<u32>();
+    for (wi, &w) in words.iter().enumerate() {
+        let base = start + 64 * wi as u64;
+        if w == 0 {
+            continue;
+        }
+        if base + 64 <= cur.line_end && row + SLACK <= end {
+            if tmpl_line != cur.line_start {
+                // SAFETY: the CPU has AVX2.
+                tmpl = unsafe { expand::Template::new(&cur.row) };
+                tmpl_line = cur.line_start;
+            }
+            // SAFETY: the word's rows start at `row`; its stores stay below row + SLACK <= `end`
+            // (in bounds and ours; rows past the word's own are rewritten by later words before
+            // anyone may read them). Packed UINT32: row r starts at element r × N.
+            row = unsafe { expand::word::<N>(out, row, w, base - cur.line_start, &shape, &tmpl) };
+        } else if base + 64 <= cur.line_end {
+            // SAFETY: this word's rows follow `row`, below `end`: in bounds and ours.
+            row = unsafe { rows.word::<true>(w, base - cur.line_start, &cur.row, row, end) };
+        } else {
+            let mut bits = w;
+            while bits != 0 {
+                let pos = base + u64::from(bits.trailing_zeros());
+                bits &= bits - 1;
+                cur.reach(g, pos);
+                // SAFETY: one row per set bit, so `row` stays below `end`.
+                unsafe { rows.put::<true>(row, &cur.row, N - 1, pos - cur.line_start) };
+                row += 1;
+            }
+        }
+    }
+    debug_assert_eq!(row, end);
 }
 
 impl<O: Coord, const N: usize, const PACKED: bool> Emit for Rows<'_, O, N, PACKED> {
@@ -688,21 +736,27 @@ impl<O: Coord, const N: usize, const PACKED: bool> Emit for Rows<'_, O, N, PACKE
         );
         let (first, end) = (first_row as usize, (first_row + count) as usize);
         let last_col = self.geo.line - self.geo.first == N - 1;
-        // SAFETY: rows first .. end are in bounds (asserted above) and `end - first` is the
-        // number of set bits; the caller guarantees no other thread writes those rows. The
-        // AVX2 walk runs only when the CPU has AVX2, BMI1 and POPCNT.
+        // SAFETY (all arms): rows first .. end are in bounds (asserted above) and `end - first`
+        // is the number of set bits; the caller guarantees no other thread writes those rows.
+        // The AVX2 walks run only when the CPU has AVX2, BMI1 and POPCNT; the dense one only
+        // for a packed UINT32 output of up to four columns whose last is the line position.
+        #[cfg(target_arch = "x86_64")]
+        if self.isa == Isa::Avx2 {
+            let dense = PACKED && !O::WIDE && N <= 4 && last_col;
+            if dense && end - first >= DENSE_BITS * words.len() {
+                unsafe { walk_dense::<O, N, PACKED>(self, words, start, first, end) };
+            } else if last_col {
+                unsafe { walk_avx2::<O, N, PACKED, true>(self, words, start, first, end) };
+            } else {
+                unsafe { walk_avx2::<O, N, PACKED, false>(self, words, start, first, end) };
+            }
+            return count;
+        }
         unsafe {
-            match (self.isa, last_col) {
-                #[cfg(target_arch = "x86_64")]
-                (Isa::Avx2, true) => {
-                    walk_avx2::<O, N, PACKED, true>(self, words, start, first, end)
-                }
-                #[cfg(target_arch = "x86_64")]
-                (Isa::Avx2, false) => {
-                    walk_avx2::<O, N, PACKED, false>(self, words, start, first, end)
-                }
-                (_, true) => self.walk::<true, false>(words, start, first, end),
-                (_, false) => self.walk::<false, false>(words, start, first, end),
+            if last_col {
+                self.walk::<true>(words, start, first, end);
+            } else {
+                self.walk::<false>(words, start, first, end);
             }
         }
         count
@@ -742,7 +796,6 @@ mod expand {
     /// lanes of the last column.
     #[derive(Clone, Copy)]
     pub struct Shape {
-        n: usize,
         perm: [__m256i; 4],
         mask: [__m256i; 4],
     }
@@ -772,7 +825,6 @@ mod expand {
             // SAFETY: each array is 8 i32 = 32 readable bytes; loadu needs no alignment.
             let load = |a: &[i32; 8]| unsafe { _mm256_loadu_si256(a.as_ptr().cast()) };
             Shape {
-                n,
                 perm: [
                     load(&perm[0]),
                     load(&perm[1]),
@@ -827,11 +879,10 @@ mod expand {
     /// returns the row after them. Each byte stores eight whole rows.
     ///
     /// # Safety
-    /// The CPU has AVX2, BMI1 and POPCNT; `out` is a packed UINT32 output of `shape.n` columns
-    /// whose rows `row .. row + 72` may be written by this thread.
-    #[inline]
-    #[target_feature(enable = "avx2,bmi1,popcnt")]
-    pub unsafe fn word(
+    /// The CPU has AVX2, BMI1 and POPCNT; `shape` is `Shape::new(N)`, N <= 4; `out` is a packed
+    /// UINT32 output of N columns whose rows `row .. row + 72` may be written by this thread.
+    #[inline(always)]
+    pub unsafe fn word<const N: usize>(
         out: *mut u32,
         mut row: usize,
         bits: u64,
@@ -839,7 +890,6 @@ mod expand {
         shape: &Shape,
         tmpl: &Template,
     ) -> usize {
-        let n = shape.n;
         let mut base = _mm256_set1_epi32(off as i32);
         let eight = _mm256_set1_epi32(8);
         for j in 0..8 {
@@ -849,8 +899,8 @@ mod expand {
             let xs = _mm256_add_epi32(_mm256_cvtepu8_epi32(pos), base);
             // SAFETY: row r starts at element r × n; this byte's eight rows end before
             // (row + 8) × n, within the rows the caller lets us write.
-            let p = unsafe { out.add(row * n) };
-            for v in 0..n {
+            let p = unsafe { out.add(row * N) };
+            for v in 0..N {
                 let x = _mm256_permutevar8x32_epi32(xs, shape.perm[v]);
                 let lanes = _mm256_blendv_epi8(tmpl.0[v], x, shape.mask[v]);
                 // SAFETY: lanes 8v .. 8v + 8 of the eight rows (see above).
