@@ -3,7 +3,7 @@
 use rayon::prelude::*;
 
 use super::diagonal::DiagonalPlan;
-use super::simd::stream;
+use super::simd::{self, Isa, StreamWriter};
 use super::{Input, Word, Workers};
 use crate::error::Result;
 
@@ -91,44 +91,79 @@ fn run<U: Word>(plan: &DiagonalPlan, input: Input<'_>, out: &mut [u8], workers: 
 }
 
 /// Writes one packed row: Value on one side of the segments, the other source on the other.
-/// With `STREAM`, fills and copies use non-temporal stores (the caller fences).
 #[inline(always)]
-fn fill_row<U: Word, const STREAM: bool>(
-    row: &mut [U],
-    seg: Segments,
-    value: U,
-    other: Other<'_, U>,
-    src: usize,
-) {
+fn fill_row<U: Word>(row: &mut [U], seg: Segments, value: U, other: Other<'_, U>, src: usize) {
     let w = row.len();
     let (lo, hi) = (seg.lo, seg.hi.max(seg.lo));
-    let fill = |r: &mut [U], v: U| {
-        if STREAM {
-            stream::fill(r, v)
-        } else {
-            r.fill(v)
-        }
-    };
     let put_other = |r: &mut [U], a: usize, b: usize| match other {
-        Other::Zero => fill(&mut r[a..b], U::ZERO),
+        Other::Zero => r[a..b].fill(U::ZERO),
         Other::Keep => {}
-        Other::From(s) => {
-            if STREAM {
-                stream::copy(&mut r[a..b], &s[src + a..src + b])
-            } else {
-                r[a..b].copy_from_slice(&s[src + a..src + b])
-            }
-        }
+        Other::From(s) => r[a..b].copy_from_slice(&s[src + a..src + b]),
     };
     if seg.value_outside {
-        fill(&mut row[..lo], value);
+        row[..lo].fill(value);
         put_other(row, lo, hi);
-        fill(&mut row[hi..], value);
+        row[hi..].fill(value);
     } else {
         put_other(row, 0, lo);
-        fill(&mut row[lo..hi], value);
+        row[lo..hi].fill(value);
         put_other(row, hi, w);
     }
+}
+
+/// Writes packed rows `first_row ..` (as many as `chunk` holds) through streaming stores.
+#[inline(always)]
+fn stream_rows<U: Word>(
+    chunk: &mut [U],
+    first_row: usize,
+    (w, h): (usize, u64),
+    (begin, end): (i64, i64),
+    value: U,
+    other: Other<'_, U>,
+    isa: Isa,
+) {
+    let rows = chunk.len() / w;
+    let mut out = StreamWriter::new(chunk, isa);
+    let mut y = first_row as u64 % h;
+    for r in 0..rows {
+        let seg = segments(y, w as u64, begin, end);
+        let (lo, hi) = (seg.lo, seg.hi.max(seg.lo));
+        let src = (first_row + r) * w;
+        let v = seg.value_outside;
+        for (a, b, is_value) in [(0, lo, v), (lo, hi, !v), (hi, w, v)] {
+            if a == b {
+                continue;
+            }
+            match (is_value, other) {
+                (true, _) => out.put(b - a, Some(value), None),
+                (false, Other::Zero) => out.put(b - a, Some(U::ZERO), None),
+                (false, Other::Keep) => out.put(b - a, None, None),
+                (false, Other::From(s)) => out.put(b - a, None, Some(&s[src + a..src + b])),
+            }
+        }
+        y += 1;
+        if y == h {
+            y = 0;
+        }
+    }
+    out.finish();
+}
+
+/// [`stream_rows`] compiled for AVX2, so its 32-byte streaming stores are inlined.
+///
+/// # Safety
+/// The CPU has AVX2 (`isa` is `Isa::Avx2`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn stream_rows_avx2<U: Word>(
+    chunk: &mut [U],
+    first_row: usize,
+    shape: (usize, u64),
+    fill: (i64, i64),
+    value: U,
+    other: Other<'_, U>,
+) {
+    stream_rows(chunk, first_row, shape, fill, value, other, Isa::Avx2)
 }
 
 fn run_packed<U: Word>(
@@ -147,24 +182,26 @@ fn run_packed<U: Word>(
     let (begin, end) = (plan.begin, plan.end);
     let bytes = l.elements * U::SIZE as u64;
     let stream = bytes >= STREAM_MIN_BYTES && w * U::SIZE >= STREAM_MIN_ROW_BYTES;
+    let isa = simd::isa();
     let do_rows = |first_row: usize, chunk: &mut [U]| {
+        if stream {
+            #[cfg(target_arch = "x86_64")]
+            if isa == Isa::Avx2 {
+                // SAFETY: Avx2 means the CPU has AVX2.
+                unsafe { stream_rows_avx2(chunk, first_row, (w, h), (begin, end), value, other) };
+                return;
+            }
+            stream_rows(chunk, first_row, (w, h), (begin, end), value, other, isa);
+            return;
+        }
         let mut y = first_row as u64 % h;
         for (r, row) in chunk.chunks_exact_mut(w).enumerate() {
             let seg = segments(y, w as u64, begin, end);
-            let src = (first_row + r) * w;
-            if stream {
-                fill_row::<U, true>(row, seg, value, other, src);
-            } else {
-                fill_row::<U, false>(row, seg, value, other, src);
-            }
+            fill_row(row, seg, value, other, (first_row + r) * w);
             y += 1;
             if y == h {
                 y = 0;
             }
-        }
-        if stream {
-            // Orders this task's streaming stores before the pool reports the task done.
-            stream::fence();
         }
     };
     if workers.threads > 1 && bytes >= PARALLEL_MIN_BYTES {
