@@ -96,17 +96,33 @@ fi
 echo "== built ${targets[*]} (sanitizer: $sanitizer) in $((SECONDS - t0)) s"
 bin_dir="$target_dir/$host/release"
 
-# 3. Regression, then fuzzing.
-common=(-timeout=20 -rss_limit_mb=4096 -print_final_stats=1)
+# 3. Regression: every committed input once, each in its own process so that every failing
+# one is reported. Inputs that fail are left out of the fuzzing that follows (they would stop
+# it at once); the check fails on them all the same.
+common=(-timeout=20 -rss_limit_mb=4096)
 failed=0
 for t in "${targets[@]}"; do
     bin="$bin_dir/$t"
-    echo "== $t: replaying fuzz/corpus/$t ($(ls fuzz/corpus/$t | wc -l) inputs)"
-    if ! "$bin" "${common[@]}" -runs=0 -artifact_prefix="$build/fuzz-artifacts/$t-" \
-            "fuzz/corpus/$t" >"$build/fuzz-$t-replay.log" 2>&1; then
-        grep -v '^INFO\|^#' "$build/fuzz-$t-replay.log" | tail -n 60
-        echo "FAIL $t: an input of fuzz/corpus/$t breaks a promise"
+    seeds="$build/fuzz-seeds/$t"
+    rm -rf "$seeds"
+    mkdir -p "$seeds"
+    bad=0
+    n=0
+    for f in fuzz/corpus/"$t"/*; do
+        n=$((n + 1))
+        if "$bin" "${common[@]}" "$f" >"$build/fuzz-replay.log" 2>&1; then
+            cp "$f" "$seeds/"
+        else
+            bad=$((bad + 1))
+            echo "FAIL $t: $f breaks a promise:"
+            grep -v '^INFO\|^ *#[0-9]\|^Running\|^Executed' "$build/fuzz-replay.log" | grep -v '^$' | head -n 12
+        fi
+    done
+    if [ "$bad" -gt 0 ]; then
         failed=$((failed + 1))
+        echo "FAIL $t: $bad of $n corpus inputs break a promise"
+    else
+        echo "ok   $t: $n corpus inputs replayed"
     fi
 done
 
@@ -125,8 +141,8 @@ for i in "${!targets[@]}"; do
     mkdir -p "$corpus" "$build/fuzz-artifacts/$t"
     echo "== $t: fuzzing for $secs s"
     t0=$SECONDS
-    if "$bin_dir/$t" "${common[@]}" -max_total_time="$secs" \
-            -artifact_prefix="$build/fuzz-artifacts/$t/" "$corpus" "fuzz/corpus/$t" \
+    if "$bin_dir/$t" "${common[@]}" -print_final_stats=1 -max_total_time="$secs" \
+            -artifact_prefix="$build/fuzz-artifacts/$t/" "$corpus" "$build/fuzz-seeds/$t" \
             >"$build/fuzz-$t.log" 2>&1; then
         grep -E '^stat::number_of_executed_units|^#[0-9]+ *DONE' "$build/fuzz-$t.log" | tail -n 2
         echo "ok   $t: $(grep -c . <(ls "$corpus")) inputs in the working corpus"
