@@ -157,10 +157,12 @@ pub(crate) fn calc_size_bits(
             }
         }
     };
+    // Whole bytes per element, or two 4-bit elements per byte; never elements * bits, which
+    // can overflow when the byte count does not.
     let bytes = if bits % 8 == 0 {
         elements.checked_mul(bits / 8)?
     } else {
-        elements.checked_mul(bits)?.checked_add(7)? / 8
+        elements.div_ceil(2)
     };
     bytes.checked_add(3).map(|b| b & !3)
 }
