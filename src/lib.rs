@@ -8,7 +8,7 @@
 //!   turns descs into plans; kernels run plans on byte slices.
 //! - [`ffi`]: the `dmls_` C functions, a thin layer over the core.
 //!
-//! [`reference`] holds plain, obviously-correct implementations of each operator, which the
+//! [`mod@reference`] holds plain, obviously-correct implementations of each operator, which the
 //! tests compare the fast kernels with.
 #![deny(missing_docs)]
 
