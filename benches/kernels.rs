@@ -7,7 +7,7 @@
 //! same machine load; the table shows medians and the ratio of minimums and of medians.
 //!
 //! Run with `cargo bench --bench kernels`; `cargo bench --bench kernels -- FILTER` runs only the
-//! workloads whose name contains FILTER; `DMLS_BENCH_REPS=N` sets the repetitions (default 11).
+//! workloads whose name contains FILTER; `DMLS_BENCH_REPS=N` sets the repetitions (default 15).
 
 // Descs and bindings point into boxed values, so the boxes must stay boxes.
 #![allow(clippy::vec_box)]
@@ -480,19 +480,35 @@ fn median(v: &mut [Duration]) -> Duration {
 struct Row {
     name: String,
     threads: &'static str,
-    op_med: Duration,
-    bytes: usize,
-    ratio_min: f64,
-    ratio_med: f64,
+    m: Measured,
     target: f64,
 }
 
-fn measure(
-    p: &Prepared,
-    bound: &mut Bound,
-    memset: bool,
-    reps: usize,
-) -> (Duration, Duration, Duration, Duration, usize) {
+impl Row {
+    fn ratio_min(&self) -> f64 {
+        self.m.op_min.as_secs_f64() / self.m.bound_min.as_secs_f64()
+    }
+    fn target(&self) -> String {
+        if self.target.is_nan() {
+            "report".to_string()
+        } else {
+            format!("≤ {}", self.target)
+        }
+    }
+}
+
+/// What one workload measured: medians and minimums of the operator and of the bound, and
+/// the median of the ratios of adjacent (operator, bound) pairs.
+struct Measured {
+    op_med: Duration,
+    bound_med: Duration,
+    op_min: Duration,
+    bound_min: Duration,
+    pair_ratio_med: f64,
+    bytes: usize,
+}
+
+fn measure(p: &Prepared, bound: &mut Bound, memset: bool, reps: usize) -> Measured {
     p.run();
     let written = match p.count_buf {
         // SAFETY: the count buffer holds the count the operator just wrote.
@@ -502,25 +518,45 @@ fn measure(
     let total = p.read + written;
     let bound_bytes = if memset { written } else { total / 2 };
     let run_bound = |b: &mut Bound| {
+        let t = Instant::now();
         if memset {
             b.set(bound_bytes)
         } else {
             b.copy(bound_bytes)
         }
+        black_box(&b.dst.v[0]);
+        t.elapsed()
     };
-    run_bound(bound);
-    let (mut ops, mut bounds) = (vec![], vec![]);
-    for _ in 0..reps {
+    let run_op = || {
         let t = Instant::now();
         p.run();
-        ops.push(t.elapsed());
-        let t = Instant::now();
-        run_bound(bound);
-        bounds.push(t.elapsed());
-        black_box(&bound.dst.v[0]);
+        t.elapsed()
+    };
+    run_bound(bound);
+    let (mut ops, mut bounds, mut ratios) = (vec![], vec![], vec![]);
+    for i in 0..reps {
+        // Alternate which of the pair goes first.
+        let (o, b) = if i % 2 == 0 {
+            let o = run_op();
+            (o, run_bound(bound))
+        } else {
+            let b = run_bound(bound);
+            (run_op(), b)
+        };
+        ops.push(o);
+        bounds.push(b);
+        ratios.push(o.as_secs_f64() / b.as_secs_f64());
     }
-    let (omin, bmin) = (*ops.iter().min().unwrap(), *bounds.iter().min().unwrap());
-    (median(&mut ops), median(&mut bounds), omin, bmin, total)
+    ratios.sort_by(f64::total_cmp);
+    let (op_min, bound_min) = (*ops.iter().min().unwrap(), *bounds.iter().min().unwrap());
+    Measured {
+        op_med: median(&mut ops),
+        bound_med: median(&mut bounds),
+        op_min,
+        bound_min,
+        pair_ratio_med: ratios[ratios.len() / 2],
+        bytes: total,
+    }
 }
 
 fn small_latency(filter: &Option<String>) {
@@ -659,7 +695,7 @@ fn main() {
     let reps: usize = std::env::var("DMLS_BENCH_REPS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(11);
+        .unwrap_or(15);
     let mut rng = SmallRng::seed_from_u64(42);
     let devs = [(Dev::new(1), "1"), (Dev::new(0), "all")];
     println!(
@@ -697,52 +733,46 @@ fn main() {
         );
         for (dev, th) in &devs {
             let p = prepare(dev, &w.kind, &mut data);
-            let (om, bm, omin, bmin, bytes) = measure(&p, bound, memset, reps);
+            let m = measure(&p, bound, memset, reps);
             let row = Row {
                 name: w.name.to_string(),
                 threads: th,
-                op_med: om,
-                bytes,
-                ratio_min: omin.as_secs_f64() / bmin.as_secs_f64(),
-                ratio_med: om.as_secs_f64() / bm.as_secs_f64(),
+                m,
                 target: w.target,
             };
+            let m = &row.m;
             println!(
-                "{:<38} threads {:>3}: {:>9.3} ms {:>6.2} GB/s  bound {:>7.3} ms  ratio min {:>5.2} med {:>5.2}  target {}",
+                "{:<36} threads {:>3}: {:>8.3} ms {:>6.2} GB/s  bound {:>7.3} ms  ratio min/min {:>5.2}  median of pairs {:>5.2}  target {}",
                 row.name,
                 row.threads,
-                om.as_secs_f64() * 1e3,
-                bytes as f64 / om.as_secs_f64() / 1e9,
-                bm.as_secs_f64() * 1e3,
-                row.ratio_min,
-                row.ratio_med,
-                if w.target.is_nan() {
-                    "report".to_string()
-                } else {
-                    format!("<= {}", w.target)
-                }
+                m.op_med.as_secs_f64() * 1e3,
+                m.bytes as f64 / m.op_med.as_secs_f64() / 1e9,
+                m.bound_med.as_secs_f64() * 1e3,
+                row.ratio_min(),
+                m.pair_ratio_med,
+                row.target(),
             );
             rows.push(row);
         }
     }
     small_latency(&filter);
     if !rows.is_empty() {
-        println!("\n| workload | threads | time (ms) | GB/s | time / bound (min) | time / bound (median) | target |");
-        println!("| --- | --- | --- | --- | --- | --- | --- |");
+        println!(
+            "\n| workload | threads | time (ms, median) | GB/s | bound (ms, median) | time / bound (min / min) | time / bound (median of pairs) | target |"
+        );
+        println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
         for r in &rows {
+            let m = &r.m;
             println!(
-                "| {} | {} | {:.2} | {:.1} | {:.2} | {:.2} | {} |",
+                "| {} | {} | {:.2} | {:.1} | {:.2} | {:.2} | {:.2} | {} |",
                 r.name,
                 r.threads,
-                r.op_med.as_secs_f64() * 1e3,
-                r.bytes as f64 / r.op_med.as_secs_f64() / 1e9,
-                r.ratio_min,
-                r.ratio_med,
-                if r.target.is_nan() {
-                    "report".to_string()
-                } else {
-                    format!("≤ {}", r.target)
-                }
+                m.op_med.as_secs_f64() * 1e3,
+                m.bytes as f64 / m.op_med.as_secs_f64() / 1e9,
+                m.bound_med.as_secs_f64() * 1e3,
+                r.ratio_min(),
+                m.pair_ratio_med,
+                r.target(),
             );
         }
     }

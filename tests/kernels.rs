@@ -394,6 +394,32 @@ fn nonzero_parallel() {
     });
 }
 
+/// Transposed inputs (line elements far apart, neighbouring lines adjacent), which are read in
+/// tiles: lines a multiple of 64 long, chunks that start and end inside a line, several types,
+/// serial and parallel.
+#[test]
+fn nonzero_transposed() {
+    with_seed("nonzero_transposed", |rng| {
+        let devs = [device(1), device(2), device(4)];
+        let cases: [(&[u32], &[u32], DataType); 7] = [
+            (&[40, 128], &[1, 40], DataType::Float32),
+            (&[70, 128], &[1, 70], DataType::UInt8),
+            (&[3, 100, 192], &[19_200, 1, 100], DataType::Int16),
+            (&[33, 64], &[1, 40], DataType::Float64),
+            (&[700, 192], &[1, 700], DataType::Float32),
+            (&[2, 300, 256], &[76_800, 1, 300], DataType::Float16),
+            (&[1100, 128], &[1, 1100], DataType::UInt8),
+        ];
+        for (i, (sizes, strides, t)) in cases.into_iter().enumerate() {
+            let input = TensorDesc::with_strides(t, sizes, strides);
+            let density = [0.5, 0.02, 0.97, 0.3][i % 4];
+            let data = random_input(rng, &input, density);
+            let out = out_types(rng);
+            check_nonzero(rng, &devs[i % 3], input, &data, out, "transposed");
+        }
+    });
+}
+
 /// Runs DIAGONAL_MATRIX1 (or DIAGONAL_MATRIX with `matrix0`) and the reference; compares the
 /// whole output.
 #[allow(clippy::too_many_arguments)]
@@ -613,6 +639,7 @@ fn other_simd_levels() {
                 "nonzero_every_tail_and_type",
                 "nonzero_shapes_and_strides",
                 "nonzero_parallel",
+                "nonzero_transposed",
                 "diagonal_parallel",
             ])
             .env("DMLS_SIMD", level)

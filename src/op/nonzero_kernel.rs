@@ -194,11 +194,23 @@ fn drive<U: Word>(
     let m = plan.input.elements;
     let threads = workers.threads.min(MAX_THREADS);
     if threads <= 1 || m < PARALLEL_MIN || !plan.coords.distinct {
-        let mut words = [0u64; SERIAL_WORDS];
+        // Small inputs mask on the stack; large ones a chunk at a time, as the parallel path.
+        let mut stack = [0u64; SERIAL_WORDS];
+        let mut heap = Vec::new();
+        let words: &mut [u64] = if m <= 64 * SERIAL_WORDS as u64 {
+            &mut stack
+        } else {
+            let n = (CHUNK / 64) as usize;
+            heap.try_reserve_exact(n)
+                .map_err(|_| Error::OutOfMemory(format!("{OP}: no memory for a bitmask chunk")))?;
+            heap.resize(n, 0);
+            &mut heap
+        };
+        let step = 64 * words.len() as u64;
         let mut row = 0u64;
         let mut start = 0u64;
         while start < m {
-            let end = (start + 64 * SERIAL_WORDS as u64).min(m);
+            let end = (start + step).min(m);
             let words = &mut words[..((end - start) as usize).div_ceil(64)];
             if src.masks(start, end, words) > 0 {
                 // SAFETY: this thread is the only writer.
@@ -288,16 +300,21 @@ struct Source<'a, U> {
     isa: Isa,
     /// `None` for a packed input.
     strided: Option<Strides>,
+    /// The line width when the strided input is read in tiles (see [`Source::tiled_masks`]).
+    tiled: Option<u64>,
 }
 
 impl<'a, U: Word> Source<'a, U> {
     fn new(input: &'a [u8], layout: &Layout, mask: U, isa: Isa) -> Self {
         let data: &[U] = bytemuck::cast_slice(&input[..input.len() / U::SIZE * U::SIZE]);
+        let strided = (!layout.packed).then(|| Strides::new(layout));
+        let tiled = strided.as_ref().and_then(|s| s.tile_width(U::SIZE));
         Source {
             data,
             mask,
             isa,
-            strided: (!layout.packed).then(|| Strides::new(layout)),
+            strided,
+            tiled,
         }
     }
 
@@ -320,25 +337,111 @@ impl<'a, U: Word> Source<'a, U> {
                 }
             }
             Some(strides) => {
-                let mut cur = StridedCursor::at(strides, start);
-                let mut block = [U::ZERO; 64];
-                total = 0;
-                for (wi, w) in words.iter_mut().enumerate() {
-                    let len = (n - wi * 64).min(64);
-                    cur.gather(strides, self.data, &mut block[..len]);
-                    let m = if len == 64 {
-                        U::mask_blocks(&block, self.mask, core::slice::from_mut(w), self.isa);
-                        *w
-                    } else {
-                        simd::mask_tail(&block[..len], self.mask)
-                    };
-                    total += u64::from(m.count_ones());
-                    *w = m;
+                total = match self.tiled {
+                    // Whole lines go through the tiled path; partial ones at either end (whole
+                    // words, as the width is a multiple of 64 and `start` of 64) do not.
+                    Some(width) if start.div_ceil(width) < end / width => {
+                        let (r0, r1) = (start.div_ceil(width) * width, end / width * width);
+                        let (w0, w1) = (((r0 - start) / 64) as usize, ((r1 - start) / 64) as usize);
+                        self.gather_masks(strides, start, r0, &mut words[..w0])
+                            + self.tiled_masks(strides, r0, r1, &mut words[w0..w1])
+                            + self.gather_masks(strides, r1, end, &mut words[w1..])
+                    }
+                    _ => self.gather_masks(strides, start, end, words),
+                };
+            }
+        }
+        total
+    }
+
+    /// [`Source::masks`] for a strided input, element by element in row-major order.
+    fn gather_masks(&self, strides: &Strides, start: u64, end: u64, words: &mut [u64]) -> u64 {
+        if start == end {
+            return 0;
+        }
+        let n = (end - start) as usize;
+        let mut cur = StridedCursor::at(strides, start);
+        let mut block = [U::ZERO; 64];
+        let mut total = 0;
+        for (wi, w) in words.iter_mut().enumerate() {
+            let len = (n - wi * 64).min(64);
+            cur.gather(strides, self.data, &mut block[..len]);
+            let m = if len == 64 {
+                U::mask_blocks(&block, self.mask, core::slice::from_mut(w), self.isa);
+                *w
+            } else {
+                simd::mask_tail(&block[..len], self.mask)
+            };
+            total += u64::from(m.count_ones());
+            *w = m;
+        }
+        total
+    }
+
+    /// [`Source::masks`] for whole lines `[r0, r1)` of an input whose line elements lie in
+    /// different cache lines but whose neighbouring lines share them (a transposed matrix).
+    /// Tiles of up to 64 lines by 64 columns are read column by column, so consecutive loads
+    /// share cache lines; each column's bits are then scattered into the lines' words.
+    fn tiled_masks(&self, strides: &Strides, r0: u64, r1: u64, words: &mut [u64]) -> u64 {
+        let last = strides.dims - 1;
+        let width = strides.sizes[last] as usize;
+        let step = strides.strides[last] as usize;
+        let per_line = width / 64;
+        let lines = ((r1 - r0) as usize) / width;
+        let first = r0 / width as u64;
+        let mut bases = [0usize; 64];
+        let mut total = 0;
+        for t0 in (0..lines).step_by(64) {
+            let nt = 64.min(lines - t0);
+            for (k, b) in bases[..nt].iter_mut().enumerate() {
+                *b = strides.line_offset(first + (t0 + k) as u64) as usize;
+            }
+            let bases = &bases[..nt];
+            for col in 0..per_line {
+                // Column masks first: independent loads, no branches, so many cache misses
+                // are in flight at once. Bit k: line t0 + k is nonzero in that column.
+                let mut cols = [0u64; 64];
+                for (j, m) in cols.iter_mut().enumerate() {
+                    let at = (col * 64 + j) * step;
+                    prefetch(self.data, bases[0] + at + PREFETCH_COLUMNS * step);
+                    for (k, &b) in bases.iter().enumerate() {
+                        *m |= u64::from(self.data[b + at].and(self.mask) != U::ZERO) << k;
+                    }
+                }
+                // Then the bit matrix transposed into each line's word.
+                for k in 0..nt {
+                    let mut w = 0u64;
+                    for (j, &m) in cols.iter().enumerate() {
+                        w |= (m >> k & 1) << j;
+                    }
+                    words[(t0 + k) * per_line + col] = w;
+                    total += u64::from(w.count_ones());
                 }
             }
         }
         total
     }
+}
+
+/// Columns ahead that [`Source::tiled_masks`] asks the CPU to fetch.
+const PREFETCH_COLUMNS: usize = 8;
+
+/// Hints that `data[i]` will be read soon (nothing when `i` is out of bounds).
+#[inline(always)]
+fn prefetch<U>(data: &[U], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(x) = data.get(i) {
+        // SAFETY: a prefetch hint never faults and has no effect on memory; the address is an
+        // element of `data` anyway.
+        unsafe {
+            core::arch::x86_64::_mm_prefetch(
+                (x as *const U).cast(),
+                core::arch::x86_64::_MM_HINT_T0,
+            )
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (data, i);
 }
 
 /// A strided input's dimensions larger than 1, outermost first.
@@ -366,6 +469,29 @@ impl Strides {
             s.dims = 1;
         }
         s
+    }
+
+    /// The line width when tiles pay: at least two dimensions, a line a whole number of words
+    /// long, line elements in different cache lines and neighbouring lines in the same ones.
+    fn tile_width(&self, size: usize) -> Option<u64> {
+        let d = self.dims;
+        let pays = d >= 2
+            && self.sizes[d - 1] % 64 == 0
+            && self.strides[d - 1] as usize * size >= 64
+            && self.strides[d - 2] != 0
+            && self.strides[d - 2] as usize * size <= 32;
+        pays.then_some(self.sizes[d - 1])
+    }
+
+    /// The offset of the first element of line `line` (the flat index over all dimensions but
+    /// the last).
+    fn line_offset(&self, mut line: u64) -> u64 {
+        let mut off = 0;
+        for d in (0..self.dims - 1).rev() {
+            off += line % self.sizes[d] * self.strides[d];
+            line /= self.sizes[d];
+        }
+        off
     }
 }
 
