@@ -16,8 +16,12 @@ use crate::tensor::{Layout, MAX_DIMS};
 
 const OP: &str = "NONZERO_COORDINATES";
 
-/// Elements per parallel task (a multiple of 64); its bitmask is 8 KiB.
-const CHUNK: u64 = 1 << 16;
+/// Elements per parallel task (a multiple of 64); its bitmask is 16 KiB. A round of
+/// `TASKS_PER_WORKER` tasks per worker is then about a million elements, so a 16M-element input
+/// takes 16 trips through the pool.
+const CHUNK: u64 = 1 << 17;
+/// The smallest parallel task (smaller inputs get smaller chunks, for at least four rounds).
+const MIN_CHUNK: u64 = 1 << 14;
 /// Tasks per worker in one round. More than one lets the others take over the work of a worker
 /// that falls behind (the machine may be shared).
 const TASKS_PER_WORKER: usize = 4;
@@ -195,9 +199,12 @@ fn drive<U: Word>(
     let threads = workers.threads.min(MAX_THREADS);
     if threads <= 1 || m < PARALLEL_MIN || !plan.coords.distinct {
         // Small inputs mask on the stack; large ones a chunk at a time, as the parallel path.
+        let mut one = [0u64; 1];
         let mut stack = [0u64; SERIAL_WORDS];
         let mut heap = Vec::new();
-        let words: &mut [u64] = if m <= 64 * SERIAL_WORDS as u64 {
+        let words: &mut [u64] = if m <= 64 {
+            &mut one
+        } else if m <= 64 * SERIAL_WORDS as u64 {
             &mut stack
         } else {
             let n = (CHUNK / 64) as usize;
@@ -225,7 +232,9 @@ fn drive<U: Word>(
     // first rows the prefix sum gave) and masks the chunks of the next one, so a round costs
     // one trip through the pool.
     let tasks = threads * TASKS_PER_WORKER;
-    let per_chunk = (CHUNK / 64) as usize;
+    // At least four rounds, with chunks from MIN_CHUNK to CHUNK elements.
+    let chunk = (m / (4 * tasks as u64) / 64 * 64).clamp(MIN_CHUNK, CHUNK);
+    let per_chunk = (chunk / 64) as usize;
     let mut scratch: Vec<u64> = Vec::new();
     scratch
         .try_reserve_exact(2 * tasks * per_chunk)
@@ -234,10 +243,10 @@ fn drive<U: Word>(
     let (mut cur, mut next) = scratch.split_at_mut(tasks * per_chunk);
     let mut cur_counts = [0u64; MAX_TASKS];
     let mut next_counts = [0u64; MAX_TASKS];
-    let round_len = tasks as u64 * CHUNK;
+    let round_len = tasks as u64 * chunk;
     let range = |round: u64, i: usize| {
-        let s = (round * round_len + i as u64 * CHUNK).min(m);
-        (s, (s + CHUNK).min(m))
+        let s = (round * round_len + i as u64 * chunk).min(m);
+        (s, (s + chunk).min(m))
     };
     let nwords = |(s, e): (u64, u64)| ((e - s) as usize).div_ceil(64);
     let total = workers.run(|| {
