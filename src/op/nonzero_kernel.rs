@@ -198,13 +198,14 @@ fn drive<U: Word>(
     let m = plan.input.elements;
     let threads = workers.threads.min(MAX_THREADS);
     if threads <= 1 || m < PARALLEL_MIN || !plan.coords.distinct {
-        // Small inputs mask on the stack; large ones a chunk at a time, as the parallel path.
+        // Small inputs mask on the stack (no allocation); large ones a chunk at a time, as the
+        // parallel path does.
         let mut one = [0u64; 1];
         let mut stack = [0u64; SERIAL_WORDS];
         let mut heap = Vec::new();
         let words: &mut [u64] = if m <= 64 {
             &mut one
-        } else if m <= 64 * SERIAL_WORDS as u64 {
+        } else if m < PARALLEL_MIN {
             &mut stack
         } else {
             let n = (CHUNK / 64) as usize;
