@@ -137,34 +137,30 @@ pub(crate) fn calc_size_bits(
     sizes: &[u32],
     strides: Option<&[u32]>,
 ) -> Option<u64> {
-    let bits: u64 = match data_type.0 {
+    let bits: u128 = match data_type.0 {
         12 | 13 => 4,
-        _ => DataType::from_raw(data_type)?.size() as u64 * 8,
+        _ => DataType::from_raw(data_type)?.size() as u128 * 8,
     };
-    let elements: u64 = match strides {
+    // 128-bit arithmetic: the element count of a 4-bit tensor can pass 2^64 while its byte
+    // count does not. Eight 32-bit sizes or strides fit in 2^256 only, so keep checking.
+    let elements: u128 = match strides {
         None => sizes
             .iter()
-            .try_fold(1u64, |acc, &s| acc.checked_mul(u64::from(s)))?,
+            .try_fold(1u128, |acc, &s| acc.checked_mul(u128::from(s)))?,
         Some(strides) => {
             if sizes.contains(&0) {
                 0
             } else {
-                let mut last = 0u64;
+                let mut last = 0u128;
                 for (&s, &st) in sizes.iter().zip(strides) {
-                    last = last.checked_add(u64::from(s - 1).checked_mul(u64::from(st))?)?;
+                    last = last.checked_add(u128::from(s - 1) * u128::from(st))?;
                 }
-                last.checked_add(1)?
+                last + 1
             }
         }
     };
-    // Whole bytes per element, or two 4-bit elements per byte; never elements * bits, which
-    // can overflow when the byte count does not.
-    let bytes = if bits % 8 == 0 {
-        elements.checked_mul(bits / 8)?
-    } else {
-        elements.div_ceil(2)
-    };
-    bytes.checked_add(3).map(|b| b & !3)
+    let bytes = elements.checked_mul(bits)?.div_ceil(8).checked_add(3)? & !3;
+    u64::try_from(bytes).ok()
 }
 
 /// A buffer tensor desc as the caller gave it, owned. Built from a C `DML_BUFFER_TENSOR_DESC` by
