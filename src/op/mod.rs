@@ -363,16 +363,16 @@ word!(u32, u32_sse2, u32_avx2);
 word!(u64, u64_sse2, u64_avx2);
 
 /// A view of an output slice that several threads may write at once, each at indices no other
-/// thread writes. Writers check their largest index once, then write unchecked.
+/// thread writes. Writers check their largest index once, then write through the pointer.
 pub(crate) struct OutView<'a, T> {
     ptr: *mut T,
     len: usize,
     _borrow: PhantomData<&'a mut [T]>,
 }
 
-// SAFETY: an OutView only hands out writes through `write_unchecked` (and `as_ptr`, whose
-// writes carry the same contract): no two threads write the same index concurrently; the
-// borrow it holds is exclusive, so no reader outside the view exists while it lives.
+// SAFETY: an OutView only hands out its pointer (`as_ptr`), whose writers must keep within
+// bounds and never write an element another thread accesses at the same time; the borrow it
+// holds is exclusive, so no reader outside the view exists while it lives.
 unsafe impl<T: Send> Sync for OutView<'_, T> {}
 // SAFETY: as above; moving the view moves the exclusive borrow.
 unsafe impl<T: Send> Send for OutView<'_, T> {}
@@ -391,22 +391,9 @@ impl<'a, T: Copy> OutView<'a, T> {
         self.len
     }
 
-    /// The first element's address, for SIMD stores. Writing through it has the contract of
-    /// [`OutView::write_unchecked`] for every element written.
+    /// The first element's address. Whoever writes through it must keep within `len()`
+    /// elements and must not write an element that another thread accesses at the same time.
     pub fn as_ptr(&self) -> *mut T {
         self.ptr
-    }
-
-    /// Writes `v` at index `i` without a bounds check, for loops that checked their largest
-    /// index once.
-    ///
-    /// # Safety
-    /// `i < self.len()`, and no other thread may read or write index `i` during this call.
-    #[inline(always)]
-    pub unsafe fn write_unchecked(&self, i: usize, v: T) {
-        debug_assert!(i < self.len, "output index {i} out of bounds {}", self.len);
-        // SAFETY: the caller guarantees `i` is in bounds of the exclusively borrowed slice and
-        // that no other thread accesses this element.
-        unsafe { self.ptr.add(i).write(v) }
     }
 }

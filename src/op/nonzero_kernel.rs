@@ -694,13 +694,18 @@ impl<O: Coord, const N: usize, const PACKED: bool> Rows<'_, O, N, PACKED> {
     /// Every index of the row is below `out.len()`, and no other thread accesses the row.
     #[inline(always)]
     unsafe fn put<const LAST: bool>(&self, row: usize, tmpl: &[O; N], xcol: usize, x: u64) {
-        let (rs, cs) = if PACKED { (N, 1) } else { (self.rs, self.cs) };
-        let base = row * rs;
-        for (c, &t) in tmpl.iter().enumerate() {
-            let is_x = if LAST { c == N - 1 } else { c == xcol };
-            let v = if is_x { O::from_u64(x) } else { t };
-            // SAFETY: the caller guarantees the row's indices are in bounds and unshared.
-            unsafe { self.out.write_unchecked(base + c * cs, v) };
+        let (rs, cs) = self.strides();
+        // SAFETY: forwarded contract (`as_ptr` is the view's first element).
+        unsafe { put_at::<O, N, LAST>(self.out.as_ptr(), row * rs, cs, tmpl, xcol, x) }
+    }
+
+    /// The row and column strides (constants when packed).
+    #[inline(always)]
+    fn strides(&self) -> (usize, usize) {
+        if PACKED {
+            (N, 1)
+        } else {
+            (self.rs, self.cs)
         }
     }
 
@@ -721,6 +726,8 @@ impl<O: Coord, const N: usize, const PACKED: bool> Rows<'_, O, N, PACKED> {
         end: usize,
     ) -> usize {
         let xcol = self.geo.line - self.geo.first;
+        // Locals, so the stores below cannot make the compiler reload them.
+        let (dst, tmpl, (rs, cs)) = (self.out.as_ptr(), *tmpl, self.strides());
         if row + UNROLL <= end {
             // The first UNROLL set bits (or, past the last one, position off + 64) go to rows
             // row .. row + UNROLL.
@@ -729,7 +736,7 @@ impl<O: Coord, const N: usize, const PACKED: bool> Rows<'_, O, N, PACKED> {
                 let x = off + u64::from(bits.trailing_zeros());
                 bits &= bits.wrapping_sub(1);
                 // SAFETY: row + i < row + UNROLL <= `end`: in bounds and ours.
-                unsafe { self.put::<LAST>(row + i, tmpl, xcol, x) };
+                unsafe { put_at::<O, N, LAST>(dst, (row + i) * rs, cs, &tmpl, xcol, x) };
             }
             row += ones.min(UNROLL);
         }
@@ -737,7 +744,7 @@ impl<O: Coord, const N: usize, const PACKED: bool> Rows<'_, O, N, PACKED> {
             let x = off + u64::from(bits.trailing_zeros());
             bits &= bits - 1;
             // SAFETY: one row per set bit from `row`: in bounds and ours.
-            unsafe { self.put::<LAST>(row, tmpl, xcol, x) };
+            unsafe { put_at::<O, N, LAST>(dst, row * rs, cs, &tmpl, xcol, x) };
             row += 1;
         }
         row
@@ -775,6 +782,29 @@ impl<O: Coord, const N: usize, const PACKED: bool> Rows<'_, O, N, PACKED> {
             }
         }
         debug_assert_eq!(row, end);
+    }
+}
+
+/// Writes one row at element `base` of `dst` (columns `cs` apart): the template with column
+/// `xcol` (`N - 1` when `LAST`) set to `x`.
+///
+/// # Safety
+/// `dst` is an [`OutView`]'s first element, and the row's elements are within the view and
+/// accessed by no other thread.
+#[inline(always)]
+unsafe fn put_at<O: Coord, const N: usize, const LAST: bool>(
+    dst: *mut O,
+    base: usize,
+    cs: usize,
+    tmpl: &[O; N],
+    xcol: usize,
+    x: u64,
+) {
+    for (c, &t) in tmpl.iter().enumerate() {
+        let is_x = if LAST { c == N - 1 } else { c == xcol };
+        let v = if is_x { O::from_u64(x) } else { t };
+        // SAFETY: the caller guarantees the element is in bounds and unshared.
+        unsafe { dst.add(base + c * cs).write(v) };
     }
 }
 
