@@ -124,6 +124,9 @@ fn stream_rows<U: Word>(
 ) {
     let rows = chunk.len() / w;
     let mut out = StreamWriter::new(chunk, isa);
+    // Runs of one kind that continue from one row into the next (the zeros after one row's
+    // diagonal and before the next one's, say) are merged into one `put`.
+    let mut run: Option<(Run<U>, usize)> = None;
     let mut y = first_row as u64 % h;
     for r in 0..rows {
         let seg = segments(y, w as u64, begin, end);
@@ -134,19 +137,62 @@ fn stream_rows<U: Word>(
             if a == b {
                 continue;
             }
-            match (is_value, other) {
-                (true, _) => out.put(b - a, Some(value), None),
-                (false, Other::Zero) => out.put(b - a, Some(U::ZERO), None),
-                (false, Other::Keep) => out.put(b - a, None, None),
-                (false, Other::From(s)) => out.put(b - a, None, Some(&s[src + a..src + b])),
-            }
+            let kind = match (is_value, other) {
+                (true, _) => Run::Fill(value),
+                (false, Other::Zero) => Run::Fill(U::ZERO),
+                (false, Other::Keep) => Run::Keep,
+                (false, Other::From(_)) => Run::Copy(src + a),
+            };
+            run = match run {
+                Some((k, n)) if k.continues(kind, n) => Some((k, n + b - a)),
+                done => {
+                    if let Some((k, n)) = done {
+                        k.put(&mut out, n, other);
+                    }
+                    Some((kind, b - a))
+                }
+            };
         }
         y += 1;
         if y == h {
             y = 0;
         }
     }
+    if let Some((k, n)) = run {
+        k.put(&mut out, n, other);
+    }
     out.finish();
+}
+
+/// What a run of output elements holds.
+#[derive(Clone, Copy, PartialEq)]
+enum Run<U> {
+    Fill(U),
+    Keep,
+    /// Input elements from this index on.
+    Copy(usize),
+}
+
+impl<U: Word> Run<U> {
+    /// True when `next` continues a run of `self` that is `n` elements long.
+    #[inline(always)]
+    fn continues(self, next: Run<U>, n: usize) -> bool {
+        match (self, next) {
+            (Run::Copy(a), Run::Copy(b)) => a + n == b,
+            (a, b) => a == b,
+        }
+    }
+
+    #[inline(always)]
+    fn put(self, out: &mut StreamWriter<'_, U>, n: usize, other: Other<'_, U>) {
+        match (self, other) {
+            (Run::Fill(v), _) => out.put(n, Some(v), None),
+            (Run::Keep, _) => out.put(n, None, None),
+            (Run::Copy(a), Other::From(s)) => out.put(n, None, Some(&s[a..a + n])),
+            // A copy run comes only from an input.
+            (Run::Copy(_), _) => unreachable!("a copy run without an input"),
+        }
+    }
 }
 
 /// [`stream_rows`] compiled for AVX2, so its 32-byte streaming stores are inlined.

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 /// An instruction set level.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) enum Isa {
     /// Plain Rust.
     Portable = 1,
