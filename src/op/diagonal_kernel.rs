@@ -12,6 +12,8 @@ const PARALLEL_MIN_BYTES: u64 = 1 << 20;
 /// Outputs of at least this many bytes (too many to stay in cache for whoever reads them next)
 /// are written with non-temporal stores, which skip reading each cache line before writing it.
 const STREAM_MIN_BYTES: u64 = 8 << 20;
+/// Rows narrower than this many bytes are written element by element.
+const SMALL_ROW_BYTES: usize = 64;
 /// Rows narrower than this many bytes are written with ordinary stores.
 const STREAM_MIN_ROW_BYTES: usize = 256;
 
@@ -108,6 +110,39 @@ fn fill_row<U: Word>(row: &mut [U], seg: Segments, value: U, other: Other<'_, U>
         put_other(row, 0, lo);
         row[lo..hi].fill(value);
         put_other(row, hi, w);
+    }
+}
+
+/// [`fill_row`] element by element, for rows too short for slice fills and copies to pay (they
+/// become library calls).
+#[inline(always)]
+fn fill_row_small<U: Word>(
+    row: &mut [U],
+    seg: Segments,
+    value: U,
+    other: Other<'_, U>,
+    src: usize,
+) {
+    let (lo, hi) = (seg.lo, seg.hi.max(seg.lo));
+    let is_value = |x: usize| (x >= lo && x < hi) != seg.value_outside;
+    // One loop per source, each a select rather than a branch.
+    match other {
+        Other::Zero => {
+            for (x, o) in row.iter_mut().enumerate() {
+                *o = if is_value(x) { value } else { U::ZERO };
+            }
+        }
+        Other::Keep => {
+            for (x, o) in row.iter_mut().enumerate() {
+                *o = if is_value(x) { value } else { *o };
+            }
+        }
+        Other::From(s) => {
+            let s = &s[src..src + row.len()];
+            for (x, (o, &i)) in row.iter_mut().zip(s).enumerate() {
+                *o = if is_value(x) { value } else { i };
+            }
+        }
     }
 }
 
@@ -243,7 +278,11 @@ fn run_packed<U: Word>(
         let mut y = first_row as u64 % h;
         for (r, row) in chunk.chunks_exact_mut(w).enumerate() {
             let seg = segments(y, w as u64, begin, end);
-            fill_row(row, seg, value, other, (first_row + r) * w);
+            if w * U::SIZE < SMALL_ROW_BYTES {
+                fill_row_small(row, seg, value, other, (first_row + r) * w);
+            } else {
+                fill_row(row, seg, value, other, (first_row + r) * w);
+            }
             y += 1;
             if y == h {
                 y = 0;

@@ -200,33 +200,18 @@ fn drive<U: Word>(
     if threads <= 1 || m < PARALLEL_MIN || !plan.coords.distinct {
         // Small inputs mask on the stack (no allocation); large ones a chunk at a time, as the
         // parallel path does.
-        let mut one = [0u64; 1];
-        let mut stack = [0u64; SERIAL_WORDS];
-        let mut heap = Vec::new();
-        let words: &mut [u64] = if m <= 64 {
-            &mut one
-        } else if m < PARALLEL_MIN {
-            &mut stack
-        } else {
-            let n = (CHUNK / 64) as usize;
-            heap.try_reserve_exact(n)
-                .map_err(|_| Error::OutOfMemory(format!("{OP}: no memory for a bitmask chunk")))?;
-            heap.resize(n, 0);
-            &mut heap
-        };
-        let step = 64 * words.len() as u64;
-        let mut row = 0u64;
-        let mut start = 0u64;
-        while start < m {
-            let end = (start + step).min(m);
-            let words = &mut words[..((end - start) as usize).div_ceil(64)];
-            if src.masks(start, end, words) > 0 {
-                // SAFETY: this thread is the only writer.
-                row += unsafe { rows.emit(words, start, row) };
-            }
-            start = end;
+        if m <= 64 {
+            return Ok(serial(src, rows, m, &mut [0u64; 1]));
         }
-        return Ok(row);
+        if m < PARALLEL_MIN {
+            return Ok(serial(src, rows, m, &mut [0u64; SERIAL_WORDS]));
+        }
+        let n = (CHUNK / 64) as usize;
+        let mut heap = Vec::new();
+        heap.try_reserve_exact(n)
+            .map_err(|_| Error::OutOfMemory(format!("{OP}: no memory for a bitmask chunk")))?;
+        heap.resize(n, 0);
+        return Ok(serial(src, rows, m, &mut heap));
     }
 
     // Parallel rounds of `tasks` chunks. Each step writes the rows of the previous round (whose
@@ -301,6 +286,25 @@ fn drive<U: Word>(
         row
     });
     Ok(total)
+}
+
+/// Masks and writes every element on this thread, `words.len()` words at a time; returns the
+/// row count.
+#[inline(always)]
+fn serial<U: Word>(src: &Source<'_, U>, rows: &dyn Emit, m: u64, words: &mut [u64]) -> u64 {
+    let step = 64 * words.len() as u64;
+    let mut row = 0u64;
+    let mut start = 0u64;
+    while start < m {
+        let end = (start + step).min(m);
+        let words = &mut words[..((end - start) as usize).div_ceil(64)];
+        if src.masks(start, end, words) > 0 {
+            // SAFETY: this thread is the only writer.
+            row += unsafe { rows.emit(words, start, row) };
+        }
+        start = end;
+    }
+    row
 }
 
 /// Where the input's elements come from, as bitmasks.
