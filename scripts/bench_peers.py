@@ -45,7 +45,11 @@ def ensure_venv():
 
 def ensure_lib():
     """Builds the shared library (a no-op when it is up to date)."""
-    subprocess.check_call(["cargo", "build", "--release", "--lib", "--quiet"], cwd=ROOT)
+    target = os.path.join(ROOT, "target")
+    env = {k: v for k, v in os.environ.items() if k != "CARGO_TARGET_DIR"}
+    subprocess.check_call(
+        ["cargo", "build", "--release", "--lib", "--quiet", "--target-dir", target], cwd=ROOT, env=env
+    )
 
 
 # --- The C API, as ctypes structs (see include/directml_subset.h). ---
