@@ -1182,8 +1182,14 @@ fn calc_buffer_tensor_size() {
     assert_eq!(calc(F16, &[3], None), 8);
     assert_eq!(calc(12, &[3], None), 4);
     // 4-bit elements beyond 2^64 whose bytes still fit in 64 bits.
-    assert_eq!(calc(13, &[262914, 671088892, 130559], None), 11517827828687604996);
-    assert_eq!(calc(12, &[0x8000_0000, 0x8000_0000, 3], None), 0x6000_0000_0000_0000);
+    assert_eq!(
+        calc(13, &[262914, 671088892, 130559], None),
+        11517827828687604996
+    );
+    assert_eq!(
+        calc(12, &[0x8000_0000, 0x8000_0000, 3], None),
+        0x6000_0000_0000_0000
+    );
     assert_eq!(calc(0, &s, None), 0);
     assert_eq!(calc(99, &s, None), 0);
     assert_eq!(calc(F32, &[2, 3], Some(&[2, 2 * 6])), (1 + 2 + 2 * 12) * 4);
