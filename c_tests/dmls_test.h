@@ -109,6 +109,50 @@ static inline DML_TENSOR_DESC dmls_test_tensor(const DML_BUFFER_TENSOR_DESC *buf
     return t;
 }
 
+/* A buffer tensor desc that holds its own Sizes and Strides (up to 8 dimensions). It points into
+ * itself: initialise it where it stays and do not copy it. NULL strides stay NULL (packed). */
+typedef struct dmls_test_owned_tensor {
+    UINT sizes[8];
+    UINT strides[8];
+    DML_BUFFER_TENSOR_DESC buf;
+    DML_TENSOR_DESC desc;
+} dmls_test_owned_tensor;
+
+static inline void dmls_test_owned_tensor_init(dmls_test_owned_tensor *t,
+                                               DML_TENSOR_DATA_TYPE type, UINT dims,
+                                               const UINT *sizes, const UINT *strides) {
+    memset(t, 0, sizeof *t);
+    memcpy(t->sizes, sizes, dims * sizeof(UINT));
+    if (strides != NULL) {
+        memcpy(t->strides, strides, dims * sizeof(UINT));
+    }
+    t->buf.DataType = type;
+    t->buf.Flags = DML_TENSOR_FLAG_NONE;
+    t->buf.DimensionCount = dims;
+    t->buf.Sizes = t->sizes;
+    t->buf.Strides = strides != NULL ? t->strides : NULL;
+    t->buf.TotalTensorSizeInBytes = dmls_calc_buffer_tensor_size(type, dims, sizes, strides);
+    t->buf.GuaranteedBaseOffsetAlignment = 0;
+    t->desc.Type = DML_TENSOR_TYPE_BUFFER;
+    t->desc.Desc = &t->buf;
+}
+
+/* A NONZERO_COORDINATES operator desc over three owned tensors; also used in place. */
+typedef struct dmls_test_nonzero {
+    dmls_test_owned_tensor in, count, coords;
+    DML_NONZERO_COORDINATES_OPERATOR_DESC nz;
+    DML_OPERATOR_DESC op;
+} dmls_test_nonzero;
+
+/* Points n->nz at n's tensors and n->op at n->nz (after the tensors are initialised). */
+static inline void dmls_test_nonzero_link(dmls_test_nonzero *n) {
+    n->nz.InputTensor = &n->in.desc;
+    n->nz.OutputCountTensor = &n->count.desc;
+    n->nz.OutputCoordinatesTensor = &n->coords.desc;
+    n->op.Type = DML_OPERATOR_TYPE_NONZERO_COORDINATES;
+    n->op.Desc = &n->nz;
+}
+
 static inline DML_BINDING_DESC dmls_test_bind(DML_BUFFER_BINDING *b, void *memory, UINT64 offset,
                                        UINT64 size) {
     b->Buffer = memory;
@@ -120,20 +164,25 @@ static inline DML_BINDING_DESC dmls_test_bind(DML_BUFFER_BINDING *b, void *memor
     return d;
 }
 
-static inline dmls_device *dmls_test_device(DML_FEATURE_LEVEL level) {
+/* A one-thread device of `level` with `flags`; NULL, counted as a failure, when creation fails. */
+static inline dmls_device *dmls_test_device_flags(DML_FEATURE_LEVEL level, uint32_t flags) {
     dmls_device_desc desc;
     desc.feature_level = level;
     desc.thread_count = 1;
-    desc.flags = 0;
+    desc.flags = flags;
     dmls_device *device = NULL;
     HRESULT hr = dmls_device_create(&desc, &device);
     if (FAILED(hr) || device == NULL) {
-        fprintf(stderr, "dmls_device_create(0x%X) failed: 0x%08X %s\n", (unsigned)level,
-                (unsigned)hr, dmls_test_message());
+        fprintf(stderr, "dmls_device_create(0x%X, flags 0x%X) failed: 0x%08X %s\n",
+                (unsigned)level, (unsigned)flags, (unsigned)hr, dmls_test_message());
         ++dmls_test_failures;
         return NULL;
     }
     return device;
+}
+
+static inline dmls_device *dmls_test_device(DML_FEATURE_LEVEL level) {
+    return dmls_test_device_flags(level, 0);
 }
 
 #endif /* DMLS_TEST_H */

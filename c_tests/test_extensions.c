@@ -5,95 +5,14 @@
  * dimensions before N); a strict device rejects each with E_INVALIDARG and a message naming
  * the flag; unknown flag bits are rejected.
  *
- * Standalone C11: only the library's header and the standard library.
+ * C11: the library's header, the shared helpers in dmls_test.h and the standard library.
  */
-#include "directml_subset.h"
+#include "dmls_test.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-
-static int failures = 0;
-static int checks = 0;
-
-static const char *last_message(void) {
-    static char buffer[1024];
-    buffer[0] = '\0';
-    dmls_get_last_error_message(buffer, sizeof buffer);
-    return buffer;
-}
-
-#define CHECK(cond)                                                                     \
-    do {                                                                                \
-        ++checks;                                                                       \
-        if (!(cond)) {                                                                  \
-            ++failures;                                                                 \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);    \
-        }                                                                               \
-    } while (0)
-
-#define CHECK_EQ(actual, expected)                                                      \
-    do {                                                                                \
-        unsigned long long a_ = (unsigned long long)(actual);                           \
-        unsigned long long e_ = (unsigned long long)(expected);                         \
-        ++checks;                                                                       \
-        if (a_ != e_) {                                                                 \
-            ++failures;                                                                 \
-            fprintf(stderr, "%s:%d: %s is %llu (0x%llx), expected %llu (0x%llx)\n",     \
-                    __FILE__, __LINE__, #actual, a_, a_, e_, e_);                       \
-        }                                                                               \
-    } while (0)
-
-#define CHECK_HR(expr, expected)                                                        \
-    do {                                                                                \
-        HRESULT hr_ = (expr);                                                           \
-        ++checks;                                                                       \
-        if (hr_ != (HRESULT)(expected)) {                                               \
-            ++failures;                                                                 \
-            fprintf(stderr, "%s:%d: %s returned 0x%08X, expected 0x%08X (message: %s)\n", \
-                    __FILE__, __LINE__, #expr, (unsigned)hr_, (unsigned)(expected),     \
-                    last_message());                                                    \
-        }                                                                               \
-    } while (0)
-
-#define CHECK_MESSAGE_HAS(needle)                                                       \
-    do {                                                                                \
-        const char *m_ = last_message();                                                \
-        ++checks;                                                                       \
-        if (strstr(m_, (needle)) == NULL) {                                             \
-            ++failures;                                                                 \
-            fprintf(stderr, "%s:%d: message \"%s\" does not contain \"%s\"\n", __FILE__, \
-                    __LINE__, m_, (needle));                                            \
-        }                                                                               \
-    } while (0)
-
-/* A buffer tensor desc with its own size and stride arrays. */
-typedef struct tensor {
-    UINT sizes[8];
-    UINT strides[8];
-    DML_BUFFER_TENSOR_DESC buffer;
-    DML_TENSOR_DESC desc;
-} tensor;
-
-static void tensor_init(tensor *t, DML_TENSOR_DATA_TYPE type, UINT dims, const UINT *sizes,
-                        const UINT *strides) {
-    memset(t, 0, sizeof *t);
-    memcpy(t->sizes, sizes, dims * sizeof(UINT));
-    if (strides != NULL) {
-        memcpy(t->strides, strides, dims * sizeof(UINT));
-    }
-    t->buffer.DataType = type;
-    t->buffer.Flags = DML_TENSOR_FLAG_NONE;
-    t->buffer.DimensionCount = dims;
-    t->buffer.Sizes = t->sizes;
-    t->buffer.Strides = strides != NULL ? t->strides : NULL;
-    t->buffer.TotalTensorSizeInBytes =
-        dmls_calc_buffer_tensor_size(type, dims, t->sizes, t->buffer.Strides);
-    t->buffer.GuaranteedBaseOffsetAlignment = 0;
-    t->desc.Type = DML_TENSOR_TYPE_BUFFER;
-    t->desc.Desc = &t->buffer;
-}
 
 static dmls_device *make_device(uint32_t flags) {
     dmls_device_desc desc = {0, 1, flags};
@@ -103,26 +22,28 @@ static dmls_device *make_device(uint32_t flags) {
     return device;
 }
 
-/* NONZERO_COORDINATES of a 2-D input {rows, cols} with count/coordinates of `out_type`. */
-typedef struct nonzero {
-    tensor input, count, coords;
-    DML_NONZERO_COORDINATES_OPERATOR_DESC op_desc;
-    DML_OPERATOR_DESC desc;
-} nonzero;
+/* NONZERO_COORDINATES of an input of `in_type` with count/coordinates of `out_type`: count {1},
+ * the other two as given (NULL strides: packed). */
+static void nonzero_init_full(dmls_test_nonzero *n, DML_TENSOR_DATA_TYPE in_type, UINT in_dims,
+                              const UINT *in_sizes, const UINT *in_strides,
+                              DML_TENSOR_DATA_TYPE count_type, DML_TENSOR_DATA_TYPE coords_type,
+                              UINT coords_dims, const UINT *coords_sizes,
+                              const UINT *coords_strides) {
+    const UINT count_sizes[1] = {1};
+    dmls_test_owned_tensor_init(&n->in, in_type, in_dims, in_sizes, in_strides);
+    dmls_test_owned_tensor_init(&n->count, count_type, 1, count_sizes, NULL);
+    dmls_test_owned_tensor_init(&n->coords, coords_type, coords_dims, coords_sizes,
+                                coords_strides);
+    dmls_test_nonzero_link(n);
+}
 
-static void nonzero_init(nonzero *n, DML_TENSOR_DATA_TYPE in_type, UINT rows, UINT cols,
+/* NONZERO_COORDINATES of a packed 2-D input {rows, cols}. */
+static void nonzero_init(dmls_test_nonzero *n, DML_TENSOR_DATA_TYPE in_type, UINT rows, UINT cols,
                          DML_TENSOR_DATA_TYPE count_type, DML_TENSOR_DATA_TYPE coords_type) {
     const UINT in_sizes[2] = {rows, cols};
-    const UINT count_sizes[1] = {1};
     const UINT coords_sizes[2] = {rows * cols, 2};
-    tensor_init(&n->input, in_type, 2, in_sizes, NULL);
-    tensor_init(&n->count, count_type, 1, count_sizes, NULL);
-    tensor_init(&n->coords, coords_type, 2, coords_sizes, NULL);
-    n->op_desc.InputTensor = &n->input.desc;
-    n->op_desc.OutputCountTensor = &n->count.desc;
-    n->op_desc.OutputCoordinatesTensor = &n->coords.desc;
-    n->desc.Type = DML_OPERATOR_TYPE_NONZERO_COORDINATES;
-    n->desc.Desc = &n->op_desc;
+    nonzero_init_full(n, in_type, 2, in_sizes, NULL, count_type, coords_type, 2, coords_sizes,
+                      NULL);
 }
 
 static HRESULT execute3(const dmls_operator *op, void *in, uint64_t in_bytes, void *count,
@@ -156,7 +77,7 @@ static void test_flags(void) {
         CHECK_MESSAGE_HAS("DMLS_DEVICE_FLAG_EXTENSIONS");
         CHECK_MESSAGE_HAS("flags");
     }
-    CHECK_EQ(DMLS_DEVICE_FLAG_EXTENSIONS, 1);
+    CHECK_EQ_U64(DMLS_DEVICE_FLAG_EXTENSIONS, 1);
     dmls_device_release(make_device(0));
     dmls_device_release(make_device(DMLS_DEVICE_FLAG_EXTENSIONS));
     /* Extensions combine with any feature level and thread count. */
@@ -171,17 +92,17 @@ static void test_wide_inputs(dmls_device *strict, dmls_device *ext) {
     static const DML_TENSOR_DATA_TYPE types[] = {
         DML_TENSOR_DATA_TYPE_FLOAT64, DML_TENSOR_DATA_TYPE_INT64, DML_TENSOR_DATA_TYPE_UINT64};
     for (size_t t = 0; t < 3; ++t) {
-        nonzero n;
+        dmls_test_nonzero n;
         nonzero_init(&n, types[t], 3, 4, DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_DATA_TYPE_UINT32);
         dmls_operator *op = (dmls_operator *)&n; /* sentinel */
-        CHECK_HR(dmls_device_create_operator(strict, &n.desc, &op), E_INVALIDARG);
+        CHECK_HR(dmls_device_create_operator(strict, &n.op, &op), E_INVALIDARG);
         CHECK(op == (dmls_operator *)&n);
         CHECK_MESSAGE_HAS("DMLS_DEVICE_FLAG_EXTENSIONS");
         CHECK_MESSAGE_HAS("InputTensor");
         CHECK_MESSAGE_HAS(type_name(types[t]));
 
         op = NULL;
-        CHECK_HR(dmls_device_create_operator(ext, &n.desc, &op), S_OK);
+        CHECK_HR(dmls_device_create_operator(ext, &n.op, &op), S_OK);
         if (op == NULL) {
             continue;
         }
@@ -214,15 +135,15 @@ static void test_wide_inputs(dmls_device *strict, dmls_device *ext) {
         uint32_t row = 0;
         for (uint32_t i = 0; i < 12; ++i) {
             if (nonzero_at[i]) {
-                CHECK_EQ(coords[2 * row], i / 4);
-                CHECK_EQ(coords[2 * row + 1], i % 4);
+                CHECK_EQ_U64(coords[2 * row], i / 4);
+                CHECK_EQ_U64(coords[2 * row + 1], i % 4);
                 ++row;
             }
         }
-        CHECK_EQ(count[0], row);
-        CHECK_EQ(count[1], 0xAAAAAAAAu); /* nothing past the count tensor */
+        CHECK_EQ_U64(count[0], row);
+        CHECK_EQ_U64(count[1], 0xAAAAAAAAu); /* nothing past the count tensor */
         for (uint32_t i = 2 * row; i < 24; ++i) {
-            CHECK_EQ(coords[i], 0xDEADBEEFu); /* rows from the count on are untouched */
+            CHECK_EQ_U64(coords[i], 0xDEADBEEFu); /* rows from the count on are untouched */
         }
         dmls_operator_release(op);
     }
@@ -237,16 +158,16 @@ static void test_wide_outputs(dmls_device *strict, dmls_device *ext) {
                                                DML_TENSOR_DATA_TYPE_INT64};
     for (size_t o = 0; o < 2; ++o) {
         for (size_t i = 0; i < 3; ++i) {
-            nonzero n;
+            dmls_test_nonzero n;
             nonzero_init(&n, ins[i], 2, 5, outs[o], outs[o]);
             dmls_operator *op = NULL;
-            CHECK_HR(dmls_device_create_operator(strict, &n.desc, &op), E_INVALIDARG);
+            CHECK_HR(dmls_device_create_operator(strict, &n.op, &op), E_INVALIDARG);
             CHECK(op == NULL);
             CHECK_MESSAGE_HAS("DMLS_DEVICE_FLAG_EXTENSIONS");
             CHECK_MESSAGE_HAS(ins[i] == DML_TENSOR_DATA_TYPE_INT64 ? "InputTensor"
                                                                     : "OutputCountTensor");
 
-            CHECK_HR(dmls_device_create_operator(ext, &n.desc, &op), S_OK);
+            CHECK_HR(dmls_device_create_operator(ext, &n.op, &op), S_OK);
             if (op == NULL) {
                 continue;
             }
@@ -268,17 +189,17 @@ static void test_wide_outputs(dmls_device *strict, dmls_device *ext) {
             for (int k = 0; k < 20; ++k) {
                 coords[k] = 0x0123456789ABCDEFull;
             }
-            CHECK_HR(execute3(op, in, n.input.buffer.TotalTensorSizeInBytes, count, 8, coords,
+            CHECK_HR(execute3(op, in, n.in.buf.TotalTensorSizeInBytes, count, 8, coords,
                               sizeof coords),
                      S_OK);
-            CHECK_EQ(count[0], 4);
-            CHECK_EQ(count[1], 0x5555555555555555ull);
+            CHECK_EQ_U64(count[0], 4);
+            CHECK_EQ_U64(count[1], 0x5555555555555555ull);
             for (int h = 0; h < 4; ++h) {
-                CHECK_EQ(coords[2 * h], (uint64_t)(hits[h] / 5));
-                CHECK_EQ(coords[2 * h + 1], (uint64_t)(hits[h] % 5));
+                CHECK_EQ_U64(coords[2 * h], (uint64_t)(hits[h] / 5));
+                CHECK_EQ_U64(coords[2 * h + 1], (uint64_t)(hits[h] % 5));
             }
             for (int k = 8; k < 20; ++k) {
-                CHECK_EQ(coords[k], 0x0123456789ABCDEFull);
+                CHECK_EQ_U64(coords[k], 0x0123456789ABCDEFull);
             }
             dmls_operator_release(op);
         }
@@ -292,23 +213,23 @@ static void test_wide_outputs(dmls_device *strict, dmls_device *ext) {
         {DML_TENSOR_DATA_TYPE_INT64, DML_TENSOR_DATA_TYPE_UINT32},
     };
     for (size_t p = 0; p < 4; ++p) {
-        nonzero n;
+        dmls_test_nonzero n;
         nonzero_init(&n, DML_TENSOR_DATA_TYPE_FLOAT32, 2, 2, pairs[p][0], pairs[p][1]);
         dmls_operator *op = NULL;
-        CHECK_HR(dmls_device_create_operator(ext, &n.desc, &op), E_INVALIDARG);
+        CHECK_HR(dmls_device_create_operator(ext, &n.op, &op), E_INVALIDARG);
         CHECK(op == NULL);
         CHECK_MESSAGE_HAS("both must be the same");
     }
     static const DML_TENSOR_DATA_TYPE others[] = {
         DML_TENSOR_DATA_TYPE_INT32, DML_TENSOR_DATA_TYPE_FLOAT64, DML_TENSOR_DATA_TYPE_UINT16};
     for (size_t k = 0; k < 3; ++k) {
-        nonzero n;
+        dmls_test_nonzero n;
         nonzero_init(&n, DML_TENSOR_DATA_TYPE_FLOAT32, 2, 2, others[k], others[k]);
         dmls_operator *op = NULL;
-        CHECK_HR(dmls_device_create_operator(ext, &n.desc, &op), E_INVALIDARG);
+        CHECK_HR(dmls_device_create_operator(ext, &n.op, &op), E_INVALIDARG);
         CHECK_MESSAGE_HAS("OutputCountTensor DataType");
         CHECK_MESSAGE_HAS("UINT64 or INT64");
-        CHECK_HR(dmls_device_create_operator(strict, &n.desc, &op), E_INVALIDARG);
+        CHECK_HR(dmls_device_create_operator(strict, &n.op, &op), E_INVALIDARG);
         CHECK_MESSAGE_HAS("must be UINT32");
         CHECK(op == NULL);
     }
@@ -319,20 +240,13 @@ static void test_wide_outputs(dmls_device *strict, dmls_device *ext) {
 static void test_wide_strided_coordinates(dmls_device *ext) {
     enum { R = 3, C = 4, M = R * C, N = 2 };
     const UINT in_sizes[2] = {R, C};
-    const UINT count_sizes[1] = {1};
     const UINT coords_sizes[2] = {M, N};
     const UINT coords_strides[2] = {1, M};
-    nonzero n;
-    tensor_init(&n.input, DML_TENSOR_DATA_TYPE_INT16, 2, in_sizes, NULL);
-    tensor_init(&n.count, DML_TENSOR_DATA_TYPE_INT64, 1, count_sizes, NULL);
-    tensor_init(&n.coords, DML_TENSOR_DATA_TYPE_INT64, 2, coords_sizes, coords_strides);
-    n.op_desc.InputTensor = &n.input.desc;
-    n.op_desc.OutputCountTensor = &n.count.desc;
-    n.op_desc.OutputCoordinatesTensor = &n.coords.desc;
-    n.desc.Type = DML_OPERATOR_TYPE_NONZERO_COORDINATES;
-    n.desc.Desc = &n.op_desc;
+    dmls_test_nonzero n;
+    nonzero_init_full(&n, DML_TENSOR_DATA_TYPE_INT16, 2, in_sizes, NULL, DML_TENSOR_DATA_TYPE_INT64,
+                      DML_TENSOR_DATA_TYPE_INT64, 2, coords_sizes, coords_strides);
     dmls_operator *op = NULL;
-    CHECK_HR(dmls_device_create_operator(ext, &n.desc, &op), S_OK);
+    CHECK_HR(dmls_device_create_operator(ext, &n.op, &op), S_OK);
     if (op == NULL) {
         return;
     }
@@ -343,33 +257,27 @@ static void test_wide_strided_coordinates(dmls_device *ext) {
         coords[i] = -7;
     }
     CHECK_HR(execute3(op, in, 24, count, 8, coords, sizeof coords), S_OK);
-    CHECK_EQ(count[0], 3);
+    CHECK_EQ_U64(count[0], 3);
     /* Row 0 holds the first indices, row 1 the second. */
     static const int64_t want[N][3] = {{0, 1, 2}, {1, 0, 3}};
     for (int d = 0; d < N; ++d) {
         for (int j = 0; j < 3; ++j) {
-            CHECK_EQ(coords[d * M + j], want[d][j]);
+            CHECK_EQ_U64(coords[d * M + j], want[d][j]);
         }
         for (int j = 3; j < M; ++j) {
-            CHECK_EQ(coords[d * M + j], (uint64_t)(int64_t)-7);
+            CHECK_EQ_U64(coords[d * M + j], (uint64_t)(int64_t)-7);
         }
     }
     dmls_operator_release(op);
 }
 
-static void nonzero_init_strided(nonzero *n, UINT in_dims, const UINT *in_sizes,
+/* A UINT8 input; count and coordinates of `out_type`. */
+static void nonzero_init_strided(dmls_test_nonzero *n, UINT in_dims, const UINT *in_sizes,
                                  const UINT *in_strides, DML_TENSOR_DATA_TYPE out_type,
                                  UINT coords_dims, const UINT *coords_sizes,
                                  const UINT *coords_strides) {
-    const UINT count_sizes[1] = {1};
-    tensor_init(&n->input, DML_TENSOR_DATA_TYPE_UINT8, in_dims, in_sizes, in_strides);
-    tensor_init(&n->count, out_type, 1, count_sizes, NULL);
-    tensor_init(&n->coords, out_type, coords_dims, coords_sizes, coords_strides);
-    n->op_desc.InputTensor = &n->input.desc;
-    n->op_desc.OutputCountTensor = &n->count.desc;
-    n->op_desc.OutputCoordinatesTensor = &n->coords.desc;
-    n->desc.Type = DML_OPERATOR_TYPE_NONZERO_COORDINATES;
-    n->desc.Desc = &n->op_desc;
+    nonzero_init_full(n, DML_TENSOR_DATA_TYPE_UINT8, in_dims, in_sizes, in_strides, out_type,
+                      out_type, coords_dims, coords_sizes, coords_strides);
 }
 
 /* Tensors of more than 2^32 - 1 elements need 64-bit counts and coordinates. Inputs and
@@ -382,14 +290,14 @@ static void test_element_limit(dmls_device *strict, dmls_device *ext) {
     const UINT zero_strides[3] = {0, 0, 0};
     const UINT coords_sizes[2] = {0xFFFFFFFFu, 2};
     const UINT coords_strides[2] = {0, 1};
-    nonzero n;
+    dmls_test_nonzero n;
     dmls_operator *op = NULL;
 
     nonzero_init_strided(&n, 2, in_sizes, zero_strides, DML_TENSOR_DATA_TYPE_UINT32, 2,
                          coords_sizes, coords_strides);
-    CHECK_HR(dmls_device_create_operator(strict, &n.desc, &op), E_INVALIDARG);
+    CHECK_HR(dmls_device_create_operator(strict, &n.op, &op), E_INVALIDARG);
     CHECK_MESSAGE_HAS("OutputCoordinatesTensor has 8589934590 elements");
-    CHECK_HR(dmls_device_create_operator(ext, &n.desc, &op), E_INVALIDARG);
+    CHECK_HR(dmls_device_create_operator(ext, &n.op, &op), E_INVALIDARG);
     CHECK_MESSAGE_HAS("OutputCoordinatesTensor has 8589934590 elements");
     CHECK(op == NULL);
 
@@ -397,10 +305,10 @@ static void test_element_limit(dmls_device *strict, dmls_device *ext) {
     for (int w = 0; w < 2; ++w) {
         nonzero_init_strided(&n, 2, in_sizes, zero_strides, wide[w], 2, coords_sizes,
                              coords_strides);
-        CHECK_HR(dmls_device_create_operator(strict, &n.desc, &op), E_INVALIDARG);
+        CHECK_HR(dmls_device_create_operator(strict, &n.op, &op), E_INVALIDARG);
         CHECK_MESSAGE_HAS("DMLS_DEVICE_FLAG_EXTENSIONS");
         CHECK(op == NULL);
-        CHECK_HR(dmls_device_create_operator(ext, &n.desc, &op), S_OK);
+        CHECK_HR(dmls_device_create_operator(ext, &n.op, &op), S_OK);
         CHECK(op != NULL);
         dmls_operator_release(op);
         op = NULL;
@@ -412,9 +320,9 @@ static void test_element_limit(dmls_device *strict, dmls_device *ext) {
     const UINT small_coords[2] = {65536, 2};
     nonzero_init_strided(&n, 2, big_sizes, zero_strides, DML_TENSOR_DATA_TYPE_UINT32, 2,
                          small_coords, NULL);
-    CHECK_HR(dmls_device_create_operator(strict, &n.desc, &op), E_INVALIDARG);
+    CHECK_HR(dmls_device_create_operator(strict, &n.op, &op), E_INVALIDARG);
     CHECK_MESSAGE_HAS("InputTensor has 4295032832 elements");
-    CHECK_HR(dmls_device_create_operator(ext, &n.desc, &op), E_INVALIDARG);
+    CHECK_HR(dmls_device_create_operator(ext, &n.op, &op), E_INVALIDARG);
     CHECK_MESSAGE_HAS("InputTensor has 4295032832 elements");
 
     /* With 64-bit outputs such an input works: the coordinates' rows spread over the
@@ -425,9 +333,9 @@ static void test_element_limit(dmls_device *strict, dmls_device *ext) {
     for (int w = 0; w < 2; ++w) {
         nonzero_init_strided(&n, 2, big_sizes, zero_strides, wide[w], 3, big_coords,
                              big_coords_strides);
-        CHECK_HR(dmls_device_create_operator(strict, &n.desc, &op), E_INVALIDARG);
+        CHECK_HR(dmls_device_create_operator(strict, &n.op, &op), E_INVALIDARG);
         CHECK_MESSAGE_HAS("DMLS_DEVICE_FLAG_EXTENSIONS");
-        CHECK_HR(dmls_device_create_operator(ext, &n.desc, &op), S_OK);
+        CHECK_HR(dmls_device_create_operator(ext, &n.op, &op), S_OK);
         CHECK(op != NULL);
         dmls_operator_release(op);
         op = NULL;
@@ -436,7 +344,7 @@ static void test_element_limit(dmls_device *strict, dmls_device *ext) {
     const UINT short_coords[3] = {65536, 65536, 2};
     nonzero_init_strided(&n, 2, big_sizes, zero_strides, DML_TENSOR_DATA_TYPE_UINT64, 3,
                          short_coords, big_coords_strides);
-    CHECK_HR(dmls_device_create_operator(ext, &n.desc, &op), E_INVALIDARG);
+    CHECK_HR(dmls_device_create_operator(ext, &n.op, &op), E_INVALIDARG);
     CHECK_MESSAGE_HAS("must equal the input's element count 4295032832");
     CHECK(op == NULL);
 }
@@ -448,26 +356,26 @@ static void test_spread_rows(dmls_device *strict, dmls_device *ext) {
     const UINT coords_sizes[3] = {2, 3, 2};
     const UINT spaced[3] = {12, 4, 1}; /* rows 4 elements apart */
     const UINT uneven[3] = {13, 4, 1};
-    nonzero n;
+    dmls_test_nonzero n;
     dmls_operator *op = NULL;
 
     nonzero_init_strided(&n, 2, in_sizes, NULL, DML_TENSOR_DATA_TYPE_UINT32, 3, coords_sizes,
                          NULL);
-    CHECK_HR(dmls_device_create_operator(ext, &n.desc, &op), E_INVALIDARG);
+    CHECK_HR(dmls_device_create_operator(ext, &n.op, &op), E_INVALIDARG);
     CHECK_MESSAGE_HAS("must be 1");
-    CHECK_HR(dmls_device_create_operator(strict, &n.desc, &op), E_INVALIDARG);
+    CHECK_HR(dmls_device_create_operator(strict, &n.op, &op), E_INVALIDARG);
     CHECK(op == NULL);
 
     nonzero_init_strided(&n, 2, in_sizes, NULL, DML_TENSOR_DATA_TYPE_INT64, 3, coords_sizes,
                          uneven);
-    CHECK_HR(dmls_device_create_operator(ext, &n.desc, &op), E_INVALIDARG);
+    CHECK_HR(dmls_device_create_operator(ext, &n.op, &op), E_INVALIDARG);
     CHECK_MESSAGE_HAS("evenly spaced");
     CHECK(op == NULL);
 
     for (int layout = 0; layout < 2; ++layout) {
         nonzero_init_strided(&n, 2, in_sizes, NULL, DML_TENSOR_DATA_TYPE_INT64, 3, coords_sizes,
                              layout ? spaced : NULL);
-        CHECK_HR(dmls_device_create_operator(ext, &n.desc, &op), S_OK);
+        CHECK_HR(dmls_device_create_operator(ext, &n.op, &op), S_OK);
         if (op == NULL) {
             continue;
         }
@@ -482,13 +390,13 @@ static void test_spread_rows(dmls_device *strict, dmls_device *ext) {
             coords[i] = -5;
         }
         CHECK_HR(execute3(op, in, 8, count, 8, coords, sizeof coords), S_OK);
-        CHECK_EQ(count[0], 3);
+        CHECK_EQ_U64(count[0], 3);
         const int64_t want[3][2] = {{0, 1}, {1, 0}, {1, 2}};
         const int row_stride = layout ? 4 : 2;
         for (int r = 0; r < 6; ++r) {
             for (int c = 0; c < 2; ++c) {
                 int64_t v = coords[r * row_stride + c];
-                CHECK_EQ(v, r < 3 ? want[r][c] : -5);
+                CHECK_EQ_U64(v, r < 3 ? want[r][c] : -5);
             }
         }
         dmls_operator_release(op);
@@ -507,10 +415,5 @@ int main(void) {
     test_spread_rows(strict, ext);
     dmls_device_release(strict);
     dmls_device_release(ext);
-    if (failures != 0) {
-        fprintf(stderr, "test_extensions: %d of %d checks failed\n", failures, checks);
-        return 1;
-    }
-    printf("test_extensions: %d checks passed\n", checks);
-    return 0;
+    return dmls_test_finish("test_extensions");
 }
