@@ -14,14 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "directml_subset.h"
+#include "dmls_test.h"
 
 /* ------------------------------------------------------------------------------------------ */
 /* Bookkeeping                                                                                */
 
-static int g_kinds;    /* distinct kinds of invalid call */
-static int g_checks;   /* individual checks */
-static int g_failures; /* failed checks */
+/* Checks and failed checks are counted in dmls_test_checks and dmls_test_failures
+   (dmls_test.h); this suite reports them itself, with the kinds. */
+static int g_kinds; /* distinct kinds of invalid call */
 static const char *g_case = "";
 
 #define CASE(name)                                                                                 \
@@ -31,7 +31,7 @@ static const char *g_case = "";
     } while (0)
 
 static void fail(const char *what, const char *detail) {
-    g_failures++;
+    dmls_test_failures++;
     fprintf(stderr, "FAIL [%s] %s: %s\n", g_case, what, detail);
 }
 
@@ -54,7 +54,7 @@ static void check_hr(const char *what, HRESULT got, HRESULT want, const char *ne
     char msg[1024];
     char detail[1400];
     size_t len;
-    g_checks++;
+    dmls_test_checks++;
     memset(msg, 0x7F, sizeof msg);
     len = dmls_get_last_error_message(msg, sizeof msg);
     if (got != want) {
@@ -85,7 +85,7 @@ static void check_hr(const char *what, HRESULT got, HRESULT want, const char *ne
 }
 
 static void check_true(const char *what, int ok) {
-    g_checks++;
+    dmls_test_checks++;
     if (!ok) {
         fail(what, "condition false");
     }
@@ -128,55 +128,20 @@ static int arena_untouched(const arena *a) {
 static void arena_reset(arena *a) { memset(a->mem, a->fill, ARENA); }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Tensor descs (always used in place: the structs point into themselves)                      */
-
-typedef struct {
-    UINT sizes[8];
-    UINT strides[8];
-    DML_BUFFER_TENSOR_DESC buf;
-    DML_TENSOR_DESC desc;
-} tensor;
-
-static void tensor_init(tensor *t, DML_TENSOR_DATA_TYPE type, UINT dims, const UINT *sizes,
-                        const UINT *strides) {
-    memset(t, 0, sizeof *t);
-    memcpy(t->sizes, sizes, dims * sizeof(UINT));
-    if (strides != NULL) {
-        memcpy(t->strides, strides, dims * sizeof(UINT));
-    }
-    t->buf.DataType = type;
-    t->buf.Flags = DML_TENSOR_FLAG_NONE;
-    t->buf.DimensionCount = dims;
-    t->buf.Sizes = t->sizes;
-    t->buf.Strides = strides != NULL ? t->strides : NULL;
-    t->buf.TotalTensorSizeInBytes = dmls_calc_buffer_tensor_size(type, dims, sizes, strides);
-    t->buf.GuaranteedBaseOffsetAlignment = 0;
-    t->desc.Type = DML_TENSOR_TYPE_BUFFER;
-    t->desc.Desc = &t->buf;
-}
+/* Operator descs (always used in place: the structs point into themselves)                    */
 
 /* A NONZERO_COORDINATES desc: FLOAT32 input {2,3}, count {1}, coordinates {6,2}. */
-typedef struct {
-    tensor in, count, coords;
-    DML_NONZERO_COORDINATES_OPERATOR_DESC nz;
-    DML_OPERATOR_DESC op;
-} nz_desc;
-
-static void nz_init(nz_desc *d) {
+static void nz_init(dmls_test_nonzero *d) {
     static const UINT in_sizes[2] = {2, 3}, count_sizes[1] = {1}, coord_sizes[2] = {6, 2};
-    tensor_init(&d->in, DML_TENSOR_DATA_TYPE_FLOAT32, 2, in_sizes, NULL);
-    tensor_init(&d->count, DML_TENSOR_DATA_TYPE_UINT32, 1, count_sizes, NULL);
-    tensor_init(&d->coords, DML_TENSOR_DATA_TYPE_UINT32, 2, coord_sizes, NULL);
-    d->nz.InputTensor = &d->in.desc;
-    d->nz.OutputCountTensor = &d->count.desc;
-    d->nz.OutputCoordinatesTensor = &d->coords.desc;
-    d->op.Type = DML_OPERATOR_TYPE_NONZERO_COORDINATES;
-    d->op.Desc = &d->nz;
+    dmls_test_owned_tensor_init(&d->in, DML_TENSOR_DATA_TYPE_FLOAT32, 2, in_sizes, NULL);
+    dmls_test_owned_tensor_init(&d->count, DML_TENSOR_DATA_TYPE_UINT32, 1, count_sizes, NULL);
+    dmls_test_owned_tensor_init(&d->coords, DML_TENSOR_DATA_TYPE_UINT32, 2, coord_sizes, NULL);
+    dmls_test_nonzero_link(d);
 }
 
 /* The same with `dims`-dimensional tensors for feature level 3.x: input {1,..,1,2,3}, count
    {1,..,1}, coordinates {1,..,1,6,N}. */
-static void nz_init_dims(nz_desc *d, UINT dims) {
+static void nz_init_dims(dmls_test_nonzero *d, UINT dims) {
     UINT in_sizes[8], count_sizes[8], coord_sizes[8], i;
     for (i = 0; i < 8; i++) {
         in_sizes[i] = count_sizes[i] = coord_sizes[i] = 1;
@@ -186,14 +151,14 @@ static void nz_init_dims(nz_desc *d, UINT dims) {
     coord_sizes[dims - 2] = 6;
     coord_sizes[dims - 1] = 2;
     nz_init(d);
-    tensor_init(&d->in, DML_TENSOR_DATA_TYPE_FLOAT32, dims, in_sizes, NULL);
-    tensor_init(&d->count, DML_TENSOR_DATA_TYPE_UINT32, dims, count_sizes, NULL);
-    tensor_init(&d->coords, DML_TENSOR_DATA_TYPE_UINT32, dims, coord_sizes, NULL);
+    dmls_test_owned_tensor_init(&d->in, DML_TENSOR_DATA_TYPE_FLOAT32, dims, in_sizes, NULL);
+    dmls_test_owned_tensor_init(&d->count, DML_TENSOR_DATA_TYPE_UINT32, dims, count_sizes, NULL);
+    dmls_test_owned_tensor_init(&d->coords, DML_TENSOR_DATA_TYPE_UINT32, dims, coord_sizes, NULL);
 }
 
 /* A DIAGONAL_MATRIX1 desc: FLOAT32 input and output {3,4}, Value 7, fill [0, 1). */
 typedef struct {
-    tensor in, out;
+    dmls_test_owned_tensor in, out;
     DML_DIAGONAL_MATRIX1_OPERATOR_DESC dm;
     DML_OPERATOR_DESC op;
 } dm1_desc;
@@ -202,8 +167,8 @@ static void dm1_init(dm1_desc *d, DML_TENSOR_DATA_TYPE type, UINT dims) {
     UINT sizes[4] = {1, 1, 1, 1};
     sizes[dims - 2] = 3;
     sizes[dims - 1] = 4;
-    tensor_init(&d->in, type, dims, sizes, NULL);
-    tensor_init(&d->out, type, dims, sizes, NULL);
+    dmls_test_owned_tensor_init(&d->in, type, dims, sizes, NULL);
+    dmls_test_owned_tensor_init(&d->out, type, dims, sizes, NULL);
     memset(&d->dm, 0, sizeof d->dm);
     d->dm.InputTensor = &d->in.desc;
     d->dm.OutputTensor = &d->out.desc;
@@ -222,7 +187,7 @@ static void dm1_init(dm1_desc *d, DML_TENSOR_DATA_TYPE type, UINT dims) {
 
 /* A DIAGONAL_MATRIX desc: output {1,1,3,4} (or `dims` dimensions ending in 3,4). */
 typedef struct {
-    tensor out;
+    dmls_test_owned_tensor out;
     DML_DIAGONAL_MATRIX_OPERATOR_DESC dm;
     DML_OPERATOR_DESC op;
 } dm0_desc;
@@ -231,7 +196,7 @@ static void dm0_init(dm0_desc *d, DML_TENSOR_DATA_TYPE type, UINT dims) {
     UINT sizes[8] = {1, 1, 1, 1, 1, 1, 1, 1};
     sizes[dims - 2] = 3;
     sizes[dims - 1] = 4;
-    tensor_init(&d->out, type, dims, sizes, NULL);
+    dmls_test_owned_tensor_init(&d->out, type, dims, sizes, NULL);
     d->dm.OutputTensor = &d->out.desc;
     d->dm.Offset = 1;
     d->dm.Value = 2.5f;
@@ -248,17 +213,10 @@ static const DML_FEATURE_LEVEL k_levels[15] = {
     DML_FEATURE_LEVEL_5_1, DML_FEATURE_LEVEL_5_2, DML_FEATURE_LEVEL_6_0, DML_FEATURE_LEVEL_6_1,
     DML_FEATURE_LEVEL_6_2, DML_FEATURE_LEVEL_6_3, DML_FEATURE_LEVEL_6_4};
 
+/* A one-thread device; the suite cannot go on without it. */
 static dmls_device *make_device(DML_FEATURE_LEVEL level, uint32_t flags) {
-    dmls_device_desc desc;
-    dmls_device *dev = NULL;
-    HRESULT hr;
-    desc.feature_level = level;
-    desc.thread_count = 1;
-    desc.flags = flags;
-    hr = dmls_device_create(&desc, &dev);
-    if (hr != S_OK || dev == NULL) {
-        fprintf(stderr, "cannot create a device at level 0x%X: 0x%08X\n", (unsigned)level,
-                (unsigned)hr);
+    dmls_device *dev = dmls_test_device_flags(level, flags);
+    if (dev == NULL) {
         exit(2);
     }
     return dev;
@@ -278,14 +236,14 @@ static void expect_create(const char *what, const dmls_device *dev, const DML_OP
     HRESULT hr = dmls_device_create_operator(dev, desc, &op);
     check_hr(what, hr, want, needle);
     if (hr == S_OK) {
-        g_checks++;
+        dmls_test_checks++;
         if (op == SENTINEL_OP || op == NULL) {
             fail(what, "succeeded without writing *op");
         } else {
             dmls_operator_release(op);
         }
     } else {
-        g_checks++;
+        dmls_test_checks++;
         if (op != SENTINEL_OP) {
             fail(what, "*op was written on failure");
         }
@@ -517,7 +475,7 @@ static void feature_cases(void) {
 /* dmls_device_create_operator: pointers and values common to every operator                  */
 
 static void create_pointer_cases(dmls_device *dev) {
-    nz_desc nz;
+    dmls_test_nonzero nz;
     dm1_desc d1;
     dm0_desc d0;
     dmls_operator *op = SENTINEL_OP;
@@ -621,7 +579,7 @@ static void create_pointer_cases(dmls_device *dev) {
 }
 
 static void create_value_cases(dmls_device *dev) {
-    nz_desc nz;
+    dmls_test_nonzero nz;
     dm1_desc d1;
     dm0_desc d0;
     size_t i;
@@ -808,19 +766,19 @@ static void create_value_cases(dmls_device *dev) {
         static const UINT coords[2] = {0xFFFFFFFFu, 2u};
         static const UINT one[1] = {1};
         nz_init(&nz);
-        tensor_init(&nz.in, DML_TENSOR_DATA_TYPE_UINT8, 2, big, NULL);
-        tensor_init(&nz.coords, DML_TENSOR_DATA_TYPE_UINT32, 2, coords, NULL);
-        tensor_init(&nz.count, DML_TENSOR_DATA_TYPE_UINT32, 1, one, NULL);
+        dmls_test_owned_tensor_init(&nz.in, DML_TENSOR_DATA_TYPE_UINT8, 2, big, NULL);
+        dmls_test_owned_tensor_init(&nz.coords, DML_TENSOR_DATA_TYPE_UINT32, 2, coords, NULL);
+        dmls_test_owned_tensor_init(&nz.count, DML_TENSOR_DATA_TYPE_UINT32, 1, one, NULL);
         expect_create("NONZERO input 2^32 elements", dev, &nz.op, E_INVALIDARG, "elements");
         dm1_init(&d1, DML_TENSOR_DATA_TYPE_UINT8, 2);
-        tensor_init(&d1.out, DML_TENSOR_DATA_TYPE_UINT8, 2, big, NULL);
+        dmls_test_owned_tensor_init(&d1.out, DML_TENSOR_DATA_TYPE_UINT8, 2, big, NULL);
         d1.dm.InputTensor = NULL;
         expect_create("DIAGONAL_MATRIX1 output 2^32 elements", dev, &d1.op, E_INVALIDARG,
                       "elements");
         {
             static const UINT big4[4] = {1u, 2u, 0x80000000u, 1u};
             dm0_init(&d0, DML_TENSOR_DATA_TYPE_UINT8, 4);
-            tensor_init(&d0.out, DML_TENSOR_DATA_TYPE_UINT8, 4, big4, NULL);
+            dmls_test_owned_tensor_init(&d0.out, DML_TENSOR_DATA_TYPE_UINT8, 4, big4, NULL);
             expect_create("DIAGONAL_MATRIX output 2^32 elements", dev, &d0.op, E_INVALIDARG,
                           "elements");
         }
@@ -838,24 +796,24 @@ static void create_value_cases(dmls_device *dev) {
         static const UINT one[1] = {1};
         static const UINT coords[2] = {0xFFFFFFFFu, 3u};
         nz_init(&nz);
-        tensor_init(&nz.in, DML_TENSOR_DATA_TYPE_FLOAT32, 8, huge8, NULL);
+        dmls_test_owned_tensor_init(&nz.in, DML_TENSOR_DATA_TYPE_FLOAT32, 8, huge8, NULL);
         nz.in.buf.TotalTensorSizeInBytes = 0xFFFFFFFFFFFFFFFCull;
-        tensor_init(&nz.count, DML_TENSOR_DATA_TYPE_UINT64, 1, one, NULL);
-        tensor_init(&nz.coords, DML_TENSOR_DATA_TYPE_UINT64, 2, coords, NULL);
+        dmls_test_owned_tensor_init(&nz.count, DML_TENSOR_DATA_TYPE_UINT64, 1, one, NULL);
+        dmls_test_owned_tensor_init(&nz.coords, DML_TENSOR_DATA_TYPE_UINT64, 2, coords, NULL);
         expect_create("2^256 elements (extensions)", ext, &nz.op, E_INVALIDARG, "InputTensor");
         nz_init(&nz);
-        tensor_init(&nz.in, DML_TENSOR_DATA_TYPE_FLOAT64, 3, wrap3, NULL);
+        dmls_test_owned_tensor_init(&nz.in, DML_TENSOR_DATA_TYPE_FLOAT64, 3, wrap3, NULL);
         nz.in.buf.TotalTensorSizeInBytes = 0xFFFFFFFFFFFFFFFCull;
-        tensor_init(&nz.count, DML_TENSOR_DATA_TYPE_UINT64, 1, one, NULL);
-        tensor_init(&nz.coords, DML_TENSOR_DATA_TYPE_UINT64, 2, coords, NULL);
+        dmls_test_owned_tensor_init(&nz.count, DML_TENSOR_DATA_TYPE_UINT64, 1, one, NULL);
+        dmls_test_owned_tensor_init(&nz.coords, DML_TENSOR_DATA_TYPE_UINT64, 2, coords, NULL);
         expect_create("2^60 FLOAT64 elements = 2^63 bytes (extensions)", ext, &nz.op,
                       E_INVALIDARG, "InputTensor");
         nz_init(&nz);
-        tensor_init(&nz.in, DML_TENSOR_DATA_TYPE_FLOAT32, 8, huge8, NULL);
+        dmls_test_owned_tensor_init(&nz.in, DML_TENSOR_DATA_TYPE_FLOAT32, 8, huge8, NULL);
         nz.in.buf.TotalTensorSizeInBytes = 0xFFFFFFFFFFFFFFFCull;
         expect_create("2^256 elements (strict)", dev, &nz.op, E_INVALIDARG, "InputTensor");
         nz_init(&nz);
-        tensor_init(&nz.in, DML_TENSOR_DATA_TYPE_FLOAT32, 3, three, NULL);
+        dmls_test_owned_tensor_init(&nz.in, DML_TENSOR_DATA_TYPE_FLOAT32, 3, three, NULL);
         expect_create("2^48 elements (strict)", dev, &nz.op, E_INVALIDARG, "elements");
         check_true("calc size of 2^256 elements is 0",
                    dmls_calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE_FLOAT32, 8, huge8, NULL) == 0);
@@ -880,7 +838,7 @@ static void create_value_cases(dmls_device *dev) {
         static const UINT sizes[2] = {0xFFFFFFFFu, 1u};
         static const UINT strides[2] = {0xFFFFFFFFu, 1u};
         dm1_init(&d1, DML_TENSOR_DATA_TYPE_FLOAT64, 2);
-        tensor_init(&d1.out, DML_TENSOR_DATA_TYPE_FLOAT64, 2, sizes, strides);
+        dmls_test_owned_tensor_init(&d1.out, DML_TENSOR_DATA_TYPE_FLOAT64, 2, sizes, strides);
         d1.out.buf.TotalTensorSizeInBytes = 0xFFFFFFFFFFFFFFF0ull;
         d1.dm.InputTensor = NULL;
         expect_create("DIAGONAL_MATRIX1 FLOAT64 extent", dev, &d1.op, E_INVALIDARG, "OutputTensor");
@@ -891,7 +849,7 @@ static void create_value_cases(dmls_device *dev) {
             static const UINT s4[4] = {0xFFFFu, 0xFFFFu, 1u, 1u};
             static const UINT st4[4] = {0xFFFFFFFFu, 0xFFFFFFFFu, 1u, 1u};
             dm0_init(&d0, DML_TENSOR_DATA_TYPE_INT64, 4);
-            tensor_init(&d0.out, DML_TENSOR_DATA_TYPE_INT64, 4, s4, st4);
+            dmls_test_owned_tensor_init(&d0.out, DML_TENSOR_DATA_TYPE_INT64, 4, s4, st4);
             /* (2 x 0xFFFE x 0xFFFFFFFF + 1) x 8 fits in 64 bits: a fine, but enormous, extent. */
             d0.out.buf.TotalTensorSizeInBytes = 16;
             expect_create("DIAGONAL_MATRIX INT64 extent above the total", dev, &d0.op, E_INVALIDARG,
@@ -915,7 +873,7 @@ static void create_value_cases(dmls_device *dev) {
         static const UINT sizes[4] = {1, 1, 3, 4};
         static const UINT strides[4] = {0, 0, 8, 1}; /* spans 2 x 8 + 3 + 1 = 20 elements */
         dm0_init(&d0, DML_TENSOR_DATA_TYPE_FLOAT32, 4);
-        tensor_init(&d0.out, DML_TENSOR_DATA_TYPE_FLOAT32, 4, sizes, strides);
+        dmls_test_owned_tensor_init(&d0.out, DML_TENSOR_DATA_TYPE_FLOAT32, 4, sizes, strides);
         d0.out.buf.TotalTensorSizeInBytes = 48; /* the packed size, too small for the strides */
         expect_create("DIAGONAL_MATRIX strided total", dev, &d0.op, E_INVALIDARG,
                       "TotalTensorSizeInBytes");
@@ -967,8 +925,8 @@ static void create_value_cases(dmls_device *dev) {
     expect_create("DIAGONAL_MATRIX FLOAT32 alignment 1", dev, &d0.op, E_INVALIDARG,
                   "GuaranteedBaseOffsetAlignment");
     dm1_init(&d1, DML_TENSOR_DATA_TYPE_FLOAT32, 2);
-    tensor_init(&d1.out, DML_TENSOR_DATA_TYPE_FLOAT64, 2, d1.in.sizes, NULL);
-    tensor_init(&d1.in, DML_TENSOR_DATA_TYPE_FLOAT64, 2, d1.out.sizes, NULL);
+    dmls_test_owned_tensor_init(&d1.out, DML_TENSOR_DATA_TYPE_FLOAT64, 2, d1.in.sizes, NULL);
+    dmls_test_owned_tensor_init(&d1.in, DML_TENSOR_DATA_TYPE_FLOAT64, 2, d1.out.sizes, NULL);
     d1.dm.ValueDataType = DML_TENSOR_DATA_TYPE_FLOAT64;
     d1.in.buf.GuaranteedBaseOffsetAlignment = 4;
     expect_create("DIAGONAL_MATRIX1 FLOAT64 alignment 4", dev, &d1.op, E_INVALIDARG,
@@ -1001,7 +959,7 @@ static void create_value_cases(dmls_device *dev) {
 /* Operator rules at every feature level                                                      */
 
 static void nonzero_rule_cases(void) {
-    nz_desc nz;
+    dmls_test_nonzero nz;
     size_t li;
     dmls_device *dev;
     dmls_device *ext;
@@ -1038,7 +996,7 @@ static void nonzero_rule_cases(void) {
         UINT five[5] = {1, 1, 1, 6, 2};
         dev = make_device(k_levels[li], 0);
         nz_init_dims(&nz, 4);
-        tensor_init(&nz.coords, DML_TENSOR_DATA_TYPE_UINT32, 5, five, NULL);
+        dmls_test_owned_tensor_init(&nz.coords, DML_TENSOR_DATA_TYPE_UINT32, 5, five, NULL);
         expect_create("4/4/5 dims at 3.x", dev, &nz.op, E_INVALIDARG, "same");
         dmls_device_release(dev);
         dev = make_device(DML_FEATURE_LEVEL_4_0, 0);
@@ -1053,7 +1011,7 @@ static void nonzero_rule_cases(void) {
     {
         static const UINT six[1] = {6};
         nz_init(&nz);
-        tensor_init(&nz.coords, DML_TENSOR_DATA_TYPE_UINT32, 1, six, NULL);
+        dmls_test_owned_tensor_init(&nz.coords, DML_TENSOR_DATA_TYPE_UINT32, 1, six, NULL);
         expect_create("coordinates 1 dim", dev, &nz.op, E_INVALIDARG, "DimensionCount");
     }
 
@@ -1111,7 +1069,7 @@ static void nonzero_rule_cases(void) {
     {
         static const UINT two[2] = {1, 2};
         nz_init(&nz);
-        tensor_init(&nz.count, DML_TENSOR_DATA_TYPE_UINT32, 2, two, NULL);
+        dmls_test_owned_tensor_init(&nz.count, DML_TENSOR_DATA_TYPE_UINT32, 2, two, NULL);
         expect_create("count {1,2}", dev, &nz.op, E_INVALIDARG, "OutputCountTensor Sizes[1]");
     }
 
@@ -1119,7 +1077,7 @@ static void nonzero_rule_cases(void) {
     {
         static const UINT s[3] = {2, 6, 2};
         nz_init(&nz);
-        tensor_init(&nz.coords, DML_TENSOR_DATA_TYPE_UINT32, 3, s, NULL);
+        dmls_test_owned_tensor_init(&nz.coords, DML_TENSOR_DATA_TYPE_UINT32, 3, s, NULL);
         expect_create("coordinates {2,6,2}", dev, &nz.op, E_INVALIDARG,
                       "OutputCoordinatesTensor Sizes[0]");
     }
@@ -1128,9 +1086,9 @@ static void nonzero_rule_cases(void) {
     {
         static const UINT s5[2] = {5, 2}, s7[2] = {7, 2};
         nz_init(&nz);
-        tensor_init(&nz.coords, DML_TENSOR_DATA_TYPE_UINT32, 2, s5, NULL);
+        dmls_test_owned_tensor_init(&nz.coords, DML_TENSOR_DATA_TYPE_UINT32, 2, s5, NULL);
         expect_create("M 5 for 6 elements", dev, &nz.op, E_INVALIDARG, "(M)");
-        tensor_init(&nz.coords, DML_TENSOR_DATA_TYPE_UINT32, 2, s7, NULL);
+        dmls_test_owned_tensor_init(&nz.coords, DML_TENSOR_DATA_TYPE_UINT32, 2, s7, NULL);
         expect_create("M 7 for 6 elements", dev, &nz.op, E_INVALIDARG, "(M)");
     }
 
@@ -1138,7 +1096,7 @@ static void nonzero_rule_cases(void) {
     {
         static const UINT s[2] = {6, 1};
         nz_init(&nz);
-        tensor_init(&nz.coords, DML_TENSOR_DATA_TYPE_UINT32, 2, s, NULL);
+        dmls_test_owned_tensor_init(&nz.coords, DML_TENSOR_DATA_TYPE_UINT32, 2, s, NULL);
         expect_create("N 1 for a {2,3} input", dev, &nz.op, E_INVALIDARG, "(N)");
     }
 
@@ -1146,7 +1104,7 @@ static void nonzero_rule_cases(void) {
     {
         static const UINT s[2] = {6, 3};
         nz_init(&nz);
-        tensor_init(&nz.coords, DML_TENSOR_DATA_TYPE_UINT32, 2, s, NULL);
+        dmls_test_owned_tensor_init(&nz.coords, DML_TENSOR_DATA_TYPE_UINT32, 2, s, NULL);
         expect_create("N 3 for a 2-dim input", dev, &nz.op, E_INVALIDARG, "(N)");
     }
 
@@ -1155,8 +1113,8 @@ static void nonzero_rule_cases(void) {
         static const UINT big[2] = {0x10000u, 0x10000u};
         static const UINT coords[2] = {0xFFFFFFFFu, 2u};
         nz_init(&nz);
-        tensor_init(&nz.in, DML_TENSOR_DATA_TYPE_UINT8, 2, big, NULL);
-        tensor_init(&nz.coords, DML_TENSOR_DATA_TYPE_UINT32, 2, coords, NULL);
+        dmls_test_owned_tensor_init(&nz.in, DML_TENSOR_DATA_TYPE_UINT8, 2, big, NULL);
+        dmls_test_owned_tensor_init(&nz.coords, DML_TENSOR_DATA_TYPE_UINT32, 2, coords, NULL);
         expect_create("2^32 input elements, UINT32 outputs", ext, &nz.op, E_INVALIDARG,
                       "elements");
     }
@@ -1199,9 +1157,9 @@ static void diagonal1_rule_cases(void) {
         static const UINT five[5] = {1, 1, 1, 3, 4};
         dm1_init(&d1, DML_TENSOR_DATA_TYPE_FLOAT32, 2);
         d1.dm.InputTensor = NULL;
-        tensor_init(&d1.out, DML_TENSOR_DATA_TYPE_FLOAT32, 1, one, NULL);
+        dmls_test_owned_tensor_init(&d1.out, DML_TENSOR_DATA_TYPE_FLOAT32, 1, one, NULL);
         expect_create("1 dim", dev, &d1.op, E_INVALIDARG, "DimensionCount");
-        tensor_init(&d1.out, DML_TENSOR_DATA_TYPE_FLOAT32, 5, five, NULL);
+        dmls_test_owned_tensor_init(&d1.out, DML_TENSOR_DATA_TYPE_FLOAT32, 5, five, NULL);
         expect_create("5 dims", dev, &d1.op, E_INVALIDARG, "DimensionCount");
     }
 
@@ -1214,7 +1172,7 @@ static void diagonal1_rule_cases(void) {
     {
         static const UINT s3[3] = {1, 3, 4};
         dm1_init(&d1, DML_TENSOR_DATA_TYPE_FLOAT32, 2);
-        tensor_init(&d1.in, DML_TENSOR_DATA_TYPE_FLOAT32, 3, s3, NULL);
+        dmls_test_owned_tensor_init(&d1.in, DML_TENSOR_DATA_TYPE_FLOAT32, 3, s3, NULL);
         expect_create("3-dim input, 2-dim output", dev, &d1.op, E_INVALIDARG,
                       "InputTensor DimensionCount");
     }
@@ -1223,7 +1181,7 @@ static void diagonal1_rule_cases(void) {
     {
         static const UINT s[2] = {4, 3};
         dm1_init(&d1, DML_TENSOR_DATA_TYPE_FLOAT32, 2);
-        tensor_init(&d1.in, DML_TENSOR_DATA_TYPE_FLOAT32, 2, s, NULL);
+        dmls_test_owned_tensor_init(&d1.in, DML_TENSOR_DATA_TYPE_FLOAT32, 2, s, NULL);
         expect_create("{4,3} input, {3,4} output", dev, &d1.op, E_INVALIDARG, "Sizes");
     }
 
@@ -1278,7 +1236,7 @@ static void diagonal_rule_cases(void) {
         {
             static const UINT one[1] = {4};
             dm0_init(&d0, DML_TENSOR_DATA_TYPE_FLOAT32, 4);
-            tensor_init(&d0.out, DML_TENSOR_DATA_TYPE_FLOAT32, 1, one, NULL);
+            dmls_test_owned_tensor_init(&d0.out, DML_TENSOR_DATA_TYPE_FLOAT32, 1, one, NULL);
             expect_create("DIAGONAL_MATRIX 1 dim", dev, &d0.op, E_INVALIDARG, "DimensionCount");
         }
         dmls_device_release(dev);
@@ -1294,15 +1252,6 @@ typedef struct {
     DML_BUFFER_BINDING bin, bout0, bout1;
     DML_BINDING_DESC in_desc[2], out_desc[3];
 } bindings;
-
-static void bind_buffer(DML_BINDING_DESC *d, DML_BUFFER_BINDING *b, void *buffer, UINT64 offset,
-                        UINT64 size) {
-    b->Buffer = buffer;
-    b->Offset = offset;
-    b->SizeInBytes = size;
-    d->Type = DML_BINDING_TYPE_BUFFER;
-    d->Desc = b;
-}
 
 /* Fills the input arena with a pattern holding zeros and non-zeros. */
 static void bindings_init(bindings *s) {
@@ -1322,15 +1271,15 @@ static void bindings_reset(bindings *s, UINT64 in_size, UINT64 out0_size, UINT64
     memcpy(s->in.mem, s->in_copy, ARENA);
     arena_reset(&s->a);
     arena_reset(&s->b);
-    bind_buffer(&s->in_desc[0], &s->bin, s->in.mem, GUARD, in_size);
-    bind_buffer(&s->out_desc[0], &s->bout0, s->a.mem, GUARD, out0_size);
-    bind_buffer(&s->out_desc[1], &s->bout1, s->b.mem, GUARD, out1_size);
+    s->in_desc[0] = dmls_test_bind(&s->bin, s->in.mem, GUARD, in_size);
+    s->out_desc[0] = dmls_test_bind(&s->bout0, s->a.mem, GUARD, out0_size);
+    s->out_desc[1] = dmls_test_bind(&s->bout1, s->b.mem, GUARD, out1_size);
     s->in_desc[1] = s->in_desc[0];
     s->out_desc[2] = s->out_desc[1];
 }
 
 static void bindings_untouched(const char *what, bindings *s) {
-    g_checks++;
+    dmls_test_checks++;
     if (!arena_untouched(&s->a) || !arena_untouched(&s->b)) {
         fail(what, "an output buffer was written on failure");
     }
@@ -1356,7 +1305,7 @@ static void bindings_free(bindings *s) {
 
 static void execute_cases(void) {
     dmls_device *dev = make_device(0, 0);
-    nz_desc nz;
+    dmls_test_nonzero nz;
     dm1_desc d1;
     dm0_desc d0;
     dmls_operator *nzop, *d1op, *d1op_noin, *d0op, *alignop;
@@ -1618,7 +1567,7 @@ static void execute_cases(void) {
         dm1_desc t;
         dmls_operator *top;
         dm1_init(&t, DML_TENSOR_DATA_TYPE_FLOAT32, 2);
-        tensor_init(&t.in, DML_TENSOR_DATA_TYPE_FLOAT32, 2, sizes, transposed);
+        dmls_test_owned_tensor_init(&t.in, DML_TENSOR_DATA_TYPE_FLOAT32, 2, sizes, transposed);
         top = create_ok(dev, &t.op);
         bindings_reset(&s, dm_bytes, dm_bytes, 0);
         s.bout0.Buffer = s.in.mem;
@@ -1709,10 +1658,11 @@ int main(void) {
     execute_cases();
     helper_cases();
 
-    printf("%d kinds of invalid call, %d checks, %d failed\n", g_kinds, g_checks, g_failures);
+    printf("%d kinds of invalid call, %d checks, %d failed\n", g_kinds, dmls_test_checks,
+           dmls_test_failures);
     if (g_kinds < 40) {
         fprintf(stderr, "FAIL: only %d kinds of invalid call (at least 40 required)\n", g_kinds);
         return 1;
     }
-    return g_failures == 0 ? 0 : 1;
+    return dmls_test_failures == 0 ? 0 : 1;
 }
