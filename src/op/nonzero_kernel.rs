@@ -745,6 +745,34 @@ impl<O: Coord, const N: usize, const PACKED: bool> Rows<'_, O, N, PACKED> {
         let xcol = self.geo.line - self.geo.first;
         // Locals, so the stores below cannot make the compiler reload them.
         let (dst, tmpl, (rs, cs)) = (self.out.as_ptr(), *tmpl, self.strides());
+        #[cfg(target_endian = "little")]
+        if PACKED && LAST && N == 2 && !O::WIDE && row + UNROLL <= end {
+            // Two UINT32 columns: each row is one 8-byte store (the template's first column in
+            // the low half).
+            let dst = dst.cast::<u64>().cast::<u8>();
+            let hi = u64::from(tmpl[0].low32());
+            let ones = bits.count_ones() as usize;
+            for i in 0..UNROLL {
+                let x = off + u64::from(bits.trailing_zeros());
+                bits &= bits.wrapping_sub(1);
+                // SAFETY: row + i < row + UNROLL <= `end`: in bounds and ours; the packed
+                // row r is the 8 bytes from byte 8r.
+                unsafe {
+                    dst.add((row + i) * 8)
+                        .cast::<u64>()
+                        .write_unaligned(hi | x << 32)
+                };
+            }
+            row += ones.min(UNROLL);
+            while bits != 0 {
+                let x = off + u64::from(bits.trailing_zeros());
+                bits &= bits - 1;
+                // SAFETY: one row per set bit from `row`: in bounds and ours.
+                unsafe { dst.add(row * 8).cast::<u64>().write_unaligned(hi | x << 32) };
+                row += 1;
+            }
+            return row;
+        }
         if row + UNROLL <= end {
             // The first UNROLL set bits (or, past the last one, position off + 64) go to rows
             // row .. row + UNROLL.
