@@ -7,12 +7,13 @@
 //! `DMLS_STRESS_SCALE` (default 1) multiplies the iteration counts; scripts/check_valgrind.sh
 //! runs these tests with a small scale.
 
-use std::ffi::c_void;
-use std::ptr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 use std::thread;
 
+mod common;
+
+use common::*;
 use directml_subset::dml::*;
 use directml_subset::ffi::*;
 use directml_subset::reference;
@@ -28,49 +29,7 @@ fn scale() -> usize {
 }
 
 // ------------------------------------------------------------------------------------------------
-// A small C-API harness
-
-fn last_message() -> String {
-    let mut buf = vec![0u8; 2048];
-    // SAFETY: `buf` holds `buf.len()` writable bytes.
-    let len = unsafe { dmls_get_last_error_message(buf.as_mut_ptr().cast(), buf.len()) };
-    buf.truncate(len.min(buf.len() - 1));
-    String::from_utf8(buf).expect("UTF-8")
-}
-
-/// A C tensor desc owning its arrays.
-struct CTensor {
-    _sizes: Vec<u32>,
-    _strides: Option<Vec<u32>>,
-    _buf: Box<DML_BUFFER_TENSOR_DESC>,
-    desc: Box<DML_TENSOR_DESC>,
-}
-
-impl CTensor {
-    fn new(t: &TensorDesc) -> CTensor {
-        let sizes = t.sizes().to_vec();
-        let strides = t.strides().map(|s| s.to_vec());
-        let buf = Box::new(DML_BUFFER_TENSOR_DESC {
-            DataType: t.data_type,
-            Flags: t.flags,
-            DimensionCount: t.dimension_count,
-            Sizes: sizes.as_ptr(),
-            Strides: strides.as_ref().map_or(ptr::null(), |s| s.as_ptr()),
-            TotalTensorSizeInBytes: t.total_size,
-            GuaranteedBaseOffsetAlignment: t.guaranteed_base_offset_alignment,
-        });
-        let desc = Box::new(DML_TENSOR_DESC {
-            Type: DML_TENSOR_TYPE::BUFFER,
-            Desc: (&*buf as *const DML_BUFFER_TENSOR_DESC).cast(),
-        });
-        CTensor {
-            _sizes: sizes,
-            _strides: strides,
-            _buf: buf,
-            desc,
-        }
-    }
-}
+// Handles that threads share and release explicitly (the rest of the harness: tests/common)
 
 /// A device handle that threads may share (the C API allows it).
 #[derive(Clone, Copy)]
@@ -90,31 +49,7 @@ unsafe impl Send for Op {}
 unsafe impl Sync for Op {}
 
 fn device(level: DML_FEATURE_LEVEL, threads: u32) -> Dev {
-    let desc = dmls_device_desc {
-        feature_level: level,
-        thread_count: threads,
-        flags: 0,
-    };
-    let mut dev = ptr::null_mut();
-    // SAFETY: valid pointers.
-    let hr = unsafe { dmls_device_create(&desc, &mut dev) };
-    assert_eq!(hr, S_OK, "{}", last_message());
-    Dev(dev)
-}
-
-fn create(dev: Dev, ty: DML_OPERATOR_TYPE, desc: *const c_void) -> Result<Op, (HRESULT, String)> {
-    let d = DML_OPERATOR_DESC {
-        Type: ty,
-        Desc: desc,
-    };
-    let mut op = ptr::null_mut();
-    // SAFETY: `desc` points to the operator desc for `ty`, with live tensor descs.
-    let hr = unsafe { dmls_device_create_operator(dev.0, &d, &mut op) };
-    if hr == S_OK {
-        Ok(Op(op))
-    } else {
-        Err((hr, last_message()))
-    }
+    Dev(create_device_raw(level.0, threads, 0))
 }
 
 fn nonzero(
@@ -123,21 +58,7 @@ fn nonzero(
     count: &TensorDesc,
     coords: &TensorDesc,
 ) -> Result<Op, (HRESULT, String)> {
-    let (i, c, k) = (
-        CTensor::new(input),
-        CTensor::new(count),
-        CTensor::new(coords),
-    );
-    let d = DML_NONZERO_COORDINATES_OPERATOR_DESC {
-        InputTensor: &*i.desc,
-        OutputCountTensor: &*c.desc,
-        OutputCoordinatesTensor: &*k.desc,
-    };
-    create(
-        dev,
-        DML_OPERATOR_TYPE::NONZERO_COORDINATES,
-        (&d as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-    )
+    create_nonzero(dev.0, input, count, coords).map(Op)
 }
 
 fn diagonal1(
@@ -148,81 +69,7 @@ fn diagonal1(
     begin: i32,
     end: i32,
 ) -> Result<Op, (HRESULT, String)> {
-    let i = input.map(CTensor::new);
-    let o = CTensor::new(output);
-    let d = DML_DIAGONAL_MATRIX1_OPERATOR_DESC {
-        InputTensor: i.as_ref().map_or(ptr::null(), |t| &*t.desc),
-        OutputTensor: &*o.desc,
-        ValueDataType: output.data_type,
-        Value: DML_SCALAR_UNION::from_bytes(value),
-        DiagonalFillBegin: begin,
-        DiagonalFillEnd: end,
-    };
-    create(
-        dev,
-        DML_OPERATOR_TYPE::DIAGONAL_MATRIX1,
-        (&d as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
-    )
-}
-
-/// 8-aligned bytes.
-struct Buf {
-    words: Vec<u64>,
-    len: usize,
-}
-
-impl Buf {
-    fn new(len: u64, fill: u8) -> Buf {
-        let len = len as usize;
-        let mut b = Buf {
-            words: vec![0; len.div_ceil(8)],
-            len,
-        };
-        b.bytes_mut().fill(fill);
-        b
-    }
-    fn bytes(&self) -> &[u8] {
-        &bytemuck::cast_slice(&self.words)[..self.len]
-    }
-    fn bytes_mut(&mut self) -> &mut [u8] {
-        &mut bytemuck::cast_slice_mut(&mut self.words)[..self.len]
-    }
-    fn binding(&mut self) -> DML_BUFFER_BINDING {
-        DML_BUFFER_BINDING {
-            Buffer: self.words.as_mut_ptr().cast(),
-            Offset: 0,
-            SizeInBytes: self.len as u64,
-        }
-    }
-}
-
-fn bind(b: &DML_BUFFER_BINDING) -> DML_BINDING_DESC {
-    DML_BINDING_DESC {
-        Type: DML_BINDING_TYPE::BUFFER,
-        Desc: (b as *const DML_BUFFER_BINDING).cast(),
-    }
-}
-
-const NONE: DML_BINDING_DESC = DML_BINDING_DESC {
-    Type: DML_BINDING_TYPE::NONE,
-    Desc: ptr::null(),
-};
-
-fn execute(op: Op, inputs: &[DML_BINDING_DESC], outputs: &[DML_BINDING_DESC]) -> HRESULT {
-    // SAFETY: the bindings point to live buffers of the sizes they give.
-    unsafe {
-        dmls_operator_execute(
-            op.0,
-            inputs.len() as u32,
-            if inputs.is_empty() {
-                ptr::null()
-            } else {
-                inputs.as_ptr()
-            },
-            outputs.len() as u32,
-            outputs.as_ptr(),
-        )
-    }
+    create_diagonal1(dev.0, input, output, value, begin, end).map(Op)
 }
 
 /// Random input bytes where about `zero_percent` of the elements of `t` are zero.
@@ -249,8 +96,8 @@ fn run_nonzero_once(op: Op, tensors: &[TensorDesc; 3], rng: &mut SmallRng) {
     let mut cb = Buf::new(count.total_size, 0xCD);
     let mut kb = Buf::new(coords.total_size, 0xCD);
     let (bi, bc, bk) = (inb.binding(), cb.binding(), kb.binding());
-    let hr = execute(op, &[bind(&bi)], &[bind(&bc), bind(&bk)]);
-    assert_eq!(hr, S_OK, "{}", last_message());
+    let hr = execute_raw(op.0, &[bind(&bi)], &[bind(&bc), bind(&bk)]);
+    assert_eq!(hr, S_OK, "{}", last_error());
     let mut want_count = vec![0xCDu8; count.total_size as usize];
     let mut want_coords = vec![0xCDu8; coords.total_size as usize];
     reference::nonzero_coordinates(
@@ -279,9 +126,9 @@ fn run_diagonal1_once(
     let mut ob = Buf::new(output.total_size, 0xCD);
     let bi = inb.as_mut().map(|b| b.binding());
     let bo = ob.binding();
-    let in_desc = bi.as_ref().map_or(NONE, bind);
-    let hr = execute(op, &[in_desc], &[bind(&bo)]);
-    assert_eq!(hr, S_OK, "{}", last_message());
+    let in_desc = bi.as_ref().map_or(NONE_BINDING, bind);
+    let hr = execute_raw(op.0, &[in_desc], &[bind(&bo)]);
+    assert_eq!(hr, S_OK, "{}", last_error());
     let mut want = vec![0xCDu8; output.total_size as usize];
     reference::diagonal_matrix1(
         input.zip(inb.as_ref().map(|b| b.bytes())),
@@ -408,7 +255,7 @@ fn create_and_release_operators_concurrently() {
                     match nonzero(dev, &tensors[0], &tensors[1], &tensors[2]) {
                         Ok(op) => {
                             assert!(!invalid, "an invalid desc was accepted");
-                            assert_eq!(last_message(), "");
+                            assert_eq!(last_error(), "");
                             live.push((op, tensors));
                         }
                         Err((hr, msg)) => {
@@ -521,15 +368,15 @@ fn errors_stay_with_their_thread() {
                         let mut cb = Buf::new(tensors[1].total_size, 0xCD);
                         let mut kb = Buf::new(tensors[2].total_size - 4 * (t as u64 + 1), 0xCD);
                         let (bi, bc, bk) = (inb.binding(), cb.binding(), kb.binding());
-                        let hr = execute(op, &[bind(&bi)], &[bind(&bc), bind(&bk)]);
+                        let hr = execute_raw(op.0, &[bind(&bi)], &[bind(&bc), bind(&bk)]);
                         assert_eq!(hr, E_INVALIDARG);
-                        let msg = last_message();
+                        let msg = last_error();
                         let want = format!("SizeInBytes is {}", kb.len);
                         assert!(msg.contains(&want), "thread {t}: {msg}");
                         assert!(cb.bytes().iter().chain(kb.bytes()).all(|&b| b == 0xCD));
                     } else {
                         run_nonzero_once(op, &tensors, &mut rng);
-                        assert_eq!(last_message(), "");
+                        assert_eq!(last_error(), "");
                     }
                 }
             })

@@ -2,239 +2,16 @@
 //! bit; FLOAT16 subnormals and infinities; INT32_MIN / INT32_MAX fill bounds and offsets; the
 //! largest valid tensors (validation only); strides near 2^32.
 
-use std::ffi::c_void;
-use std::ptr;
+mod common;
 
+use common::*;
 use directml_subset::dml::*;
 use directml_subset::ffi::*;
 use directml_subset::reference;
-use directml_subset::{DataType, TensorDesc};
+use directml_subset::{DataType, TensorDesc, DMLS_DEVICE_FLAG_EXTENSIONS};
 
 // ------------------------------------------------------------------------------------------------
-// A small C-API harness
-
-fn last_message() -> String {
-    let mut buf = vec![0u8; 2048];
-    // SAFETY: `buf` holds `buf.len()` writable bytes.
-    let len = unsafe { dmls_get_last_error_message(buf.as_mut_ptr().cast(), buf.len()) };
-    buf.truncate(len.min(buf.len() - 1));
-    String::from_utf8(buf).expect("UTF-8")
-}
-
-struct CTensor {
-    _sizes: Vec<u32>,
-    _strides: Option<Vec<u32>>,
-    _buf: Box<DML_BUFFER_TENSOR_DESC>,
-    desc: Box<DML_TENSOR_DESC>,
-}
-
-impl CTensor {
-    fn new(t: &TensorDesc) -> CTensor {
-        let sizes = t.sizes().to_vec();
-        let strides = t.strides().map(|s| s.to_vec());
-        let buf = Box::new(DML_BUFFER_TENSOR_DESC {
-            DataType: t.data_type,
-            Flags: t.flags,
-            DimensionCount: t.dimension_count,
-            Sizes: sizes.as_ptr(),
-            Strides: strides.as_ref().map_or(ptr::null(), |s| s.as_ptr()),
-            TotalTensorSizeInBytes: t.total_size,
-            GuaranteedBaseOffsetAlignment: t.guaranteed_base_offset_alignment,
-        });
-        let desc = Box::new(DML_TENSOR_DESC {
-            Type: DML_TENSOR_TYPE::BUFFER,
-            Desc: (&*buf as *const DML_BUFFER_TENSOR_DESC).cast(),
-        });
-        CTensor {
-            _sizes: sizes,
-            _strides: strides,
-            _buf: buf,
-            desc,
-        }
-    }
-}
-
-struct Device(*mut dmls_device);
-
-impl Device {
-    fn new(level: DML_FEATURE_LEVEL, flags: u32) -> Device {
-        let desc = dmls_device_desc {
-            feature_level: level,
-            thread_count: 1,
-            flags,
-        };
-        let mut dev = ptr::null_mut();
-        // SAFETY: valid pointers.
-        let hr = unsafe { dmls_device_create(&desc, &mut dev) };
-        assert_eq!(hr, S_OK, "{}", last_message());
-        Device(dev)
-    }
-
-    fn newest() -> Device {
-        Device::new(DML_FEATURE_LEVEL(0), 0)
-    }
-
-    fn create(&self, ty: DML_OPERATOR_TYPE, desc: *const c_void) -> Result<Op, (HRESULT, String)> {
-        let d = DML_OPERATOR_DESC {
-            Type: ty,
-            Desc: desc,
-        };
-        let mut op = ptr::null_mut();
-        // SAFETY: `desc` points to the operator desc for `ty`, with live tensor descs.
-        let hr = unsafe { dmls_device_create_operator(self.0, &d, &mut op) };
-        if hr == S_OK {
-            Ok(Op(op))
-        } else {
-            Err((hr, last_message()))
-        }
-    }
-
-    fn nonzero(
-        &self,
-        input: &TensorDesc,
-        count: &TensorDesc,
-        coords: &TensorDesc,
-    ) -> Result<Op, (HRESULT, String)> {
-        let (i, c, k) = (
-            CTensor::new(input),
-            CTensor::new(count),
-            CTensor::new(coords),
-        );
-        let d = DML_NONZERO_COORDINATES_OPERATOR_DESC {
-            InputTensor: &*i.desc,
-            OutputCountTensor: &*c.desc,
-            OutputCoordinatesTensor: &*k.desc,
-        };
-        self.create(
-            DML_OPERATOR_TYPE::NONZERO_COORDINATES,
-            (&d as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-        )
-    }
-
-    fn diagonal1(
-        &self,
-        input: Option<&TensorDesc>,
-        output: &TensorDesc,
-        value: [u8; 8],
-        begin: i32,
-        end: i32,
-    ) -> Result<Op, (HRESULT, String)> {
-        let i = input.map(CTensor::new);
-        let o = CTensor::new(output);
-        let d = DML_DIAGONAL_MATRIX1_OPERATOR_DESC {
-            InputTensor: i.as_ref().map_or(ptr::null(), |t| &*t.desc),
-            OutputTensor: &*o.desc,
-            ValueDataType: output.data_type,
-            Value: DML_SCALAR_UNION::from_bytes(value),
-            DiagonalFillBegin: begin,
-            DiagonalFillEnd: end,
-        };
-        self.create(
-            DML_OPERATOR_TYPE::DIAGONAL_MATRIX1,
-            (&d as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
-        )
-    }
-
-    fn diagonal(
-        &self,
-        output: &TensorDesc,
-        offset: i32,
-        value: f32,
-    ) -> Result<Op, (HRESULT, String)> {
-        let o = CTensor::new(output);
-        let d = DML_DIAGONAL_MATRIX_OPERATOR_DESC {
-            OutputTensor: &*o.desc,
-            Offset: offset,
-            Value: value,
-        };
-        self.create(
-            DML_OPERATOR_TYPE::DIAGONAL_MATRIX,
-            (&d as *const DML_DIAGONAL_MATRIX_OPERATOR_DESC).cast(),
-        )
-    }
-}
-
-impl Drop for Device {
-    fn drop(&mut self) {
-        // SAFETY: created in `new`, released once.
-        unsafe { dmls_device_release(self.0) };
-    }
-}
-
-struct Op(*mut dmls_operator);
-
-impl Drop for Op {
-    fn drop(&mut self) {
-        // SAFETY: created by `create`, released once.
-        unsafe { dmls_operator_release(self.0) };
-    }
-}
-
-/// 8-aligned bytes.
-struct Buf {
-    words: Vec<u64>,
-    len: usize,
-}
-
-impl Buf {
-    fn new(len: u64, fill: u8) -> Buf {
-        let len = len as usize;
-        let mut b = Buf {
-            words: vec![0; len.div_ceil(8)],
-            len,
-        };
-        b.bytes_mut().fill(fill);
-        b
-    }
-    fn from_bytes(data: &[u8]) -> Buf {
-        let mut b = Buf::new(data.len() as u64, 0);
-        b.bytes_mut().copy_from_slice(data);
-        b
-    }
-    fn bytes(&self) -> &[u8] {
-        &bytemuck::cast_slice(&self.words)[..self.len]
-    }
-    fn bytes_mut(&mut self) -> &mut [u8] {
-        &mut bytemuck::cast_slice_mut(&mut self.words)[..self.len]
-    }
-    fn binding(&mut self) -> DML_BUFFER_BINDING {
-        DML_BUFFER_BINDING {
-            Buffer: self.words.as_mut_ptr().cast(),
-            Offset: 0,
-            SizeInBytes: self.len as u64,
-        }
-    }
-}
-
-fn bind(b: &DML_BUFFER_BINDING) -> DML_BINDING_DESC {
-    DML_BINDING_DESC {
-        Type: DML_BINDING_TYPE::BUFFER,
-        Desc: (b as *const DML_BUFFER_BINDING).cast(),
-    }
-}
-
-const NONE: DML_BINDING_DESC = DML_BINDING_DESC {
-    Type: DML_BINDING_TYPE::NONE,
-    Desc: ptr::null(),
-};
-
-fn execute(op: &Op, inputs: &[DML_BINDING_DESC], outputs: &[DML_BINDING_DESC]) {
-    // SAFETY: the bindings point to live buffers of the sizes they give.
-    let hr = unsafe {
-        dmls_operator_execute(
-            op.0,
-            inputs.len() as u32,
-            if inputs.is_empty() {
-                ptr::null()
-            } else {
-                inputs.as_ptr()
-            },
-            outputs.len() as u32,
-            outputs.as_ptr(),
-        )
-    };
-    assert_eq!(hr, S_OK, "{}", last_message());
-}
+// Running operators through the C API (harness in tests/common)
 
 /// DIAGONAL_MATRIX1 through the C API: returns the output bytes (starting from `0xCD`s).
 fn run_diagonal1(
@@ -252,7 +29,7 @@ fn run_diagonal1(
     let mut ob = Buf::new(output.total_size, 0xCD);
     let bi = inb.as_mut().map(|b| b.binding());
     let bo = ob.binding();
-    execute(&op, &[bi.as_ref().map_or(NONE, bind)], &[bind(&bo)]);
+    execute(&op, &[bi.as_ref().map_or(NONE_BINDING, bind)], &[bind(&bo)]).expect("execute");
     ob.bytes().to_vec()
 }
 
@@ -270,7 +47,7 @@ fn run_diagonal1_in_place(
         .unwrap_or_else(|e| panic!("create: {e:?}"));
     let mut b = Buf::from_bytes(data);
     let bb = b.binding();
-    execute(&op, &[bind(&bb)], &[bind(&bb)]);
+    execute(&op, &[bind(&bb)], &[bind(&bb)]).expect("execute");
     b.bytes().to_vec()
 }
 
@@ -298,7 +75,7 @@ fn run_nonzero(input: &TensorDesc, data: &[u8], n: u32) -> (u32, Vec<u32>) {
     let mut cb = Buf::new(count.total_size, 0xCD);
     let mut kb = Buf::new(coords.total_size, 0xCD);
     let (bi, bc, bk) = (ib.binding(), cb.binding(), kb.binding());
-    execute(&op, &[bind(&bi)], &[bind(&bc), bind(&bk)]);
+    execute(&op, &[bind(&bi)], &[bind(&bc), bind(&bk)]).expect("execute");
     let mut want_c = vec![0xCDu8; count.total_size as usize];
     let mut want_k = vec![0xCDu8; coords.total_size as usize];
     reference::nonzero_coordinates(input, data, &count, &coords, &mut want_c, &mut want_k);
@@ -476,7 +253,7 @@ fn nonzero_sees_nan_subnormals_and_infinities_but_not_negative_zero() {
     assert_eq!(&coords[..5], &[1, 3, 4, 5, 6]);
 
     let f64s: Vec<u64> = vec![0x8000_0000_0000_0000, 1, 0, 0x7FF8_0000_0000_0001];
-    let dev = Device::new(DML_FEATURE_LEVEL(0), 1); // FLOAT64 input needs the extensions
+    let dev = Device::new(0, 1, DMLS_DEVICE_FLAG_EXTENSIONS); // FLOAT64 input needs the extensions
     let input = TensorDesc::new(DataType::Float64, &[4]);
     let count = TensorDesc::new(DataType::UInt64, &[1]);
     let coords = TensorDesc::new(DataType::UInt64, &[4, 1]);
@@ -485,7 +262,7 @@ fn nonzero_sees_nan_subnormals_and_infinities_but_not_negative_zero() {
     let mut cb = Buf::new(8, 0);
     let mut kb = Buf::new(32, 0xCD);
     let (bi, bc, bk) = (ib.binding(), cb.binding(), kb.binding());
-    execute(&op, &[bind(&bi)], &[bind(&bc), bind(&bk)]);
+    execute(&op, &[bind(&bi)], &[bind(&bc), bind(&bk)]).expect("execute");
     let got: &[u64] = bytemuck::cast_slice(kb.bytes());
     assert_eq!(u64::from_ne_bytes(cb.bytes().try_into().unwrap()), 2);
     assert_eq!(&got[..2], &[1, 3]);
@@ -525,7 +302,7 @@ fn diagonal_matrix_float16_subnormals_and_infinities() {
         let op = dev.diagonal(&out, 0, v).expect("create");
         let mut ob = Buf::new(out.total_size, 0xCD);
         let bo = ob.binding();
-        execute(&op, &[], &[bind(&bo)]);
+        execute(&op, &[], &[bind(&bo)]).expect("execute");
         let got: Vec<u16> = bytemuck::cast_slice(&ob.bytes()[..18]).to_vec();
         let mut want = vec![0u16; 9];
         want[0] = bits;
@@ -540,7 +317,7 @@ fn diagonal_matrix_float16_subnormals_and_infinities() {
     let op = dev.diagonal(&out, 0, f32::NAN).expect("create");
     let mut ob = Buf::new(out.total_size, 0xCD);
     let bo = ob.binding();
-    execute(&op, &[], &[bind(&bo)]);
+    execute(&op, &[], &[bind(&bo)]).expect("execute");
     let first = u16::from_ne_bytes(ob.bytes()[..2].try_into().unwrap());
     assert!(half::f16::from_bits(first).is_nan(), "{first:#x}");
     // Integer outputs: NaN becomes 0, infinities saturate.
@@ -554,7 +331,7 @@ fn diagonal_matrix_float16_subnormals_and_infinities() {
         let op = dev.diagonal(&out, 0, v).expect("create");
         let mut ob = Buf::new(out.total_size, 0xCD);
         let bo = ob.binding();
-        execute(&op, &[], &[bind(&bo)]);
+        execute(&op, &[], &[bind(&bo)]).expect("execute");
         let mut refb = vec![0xCDu8; out.total_size as usize];
         reference::diagonal_matrix(&out, &mut refb, 0, v);
         assert_eq!(ob.bytes(), &refb[..], "{t:?} {v}");
@@ -643,7 +420,7 @@ fn diagonal_matrix_offsets_at_int32_bounds() {
         let op = dev.diagonal(&out, offset, 3.0).expect("create");
         let mut ob = Buf::new(out.total_size, 0xCD);
         let bo = ob.binding();
-        execute(&op, &[], &[bind(&bo)]);
+        execute(&op, &[], &[bind(&bo)]).expect("execute");
         let mut want = vec![0xCDu8; out.total_size as usize];
         reference::diagonal_matrix(&out, &mut want, offset, 3.0);
         assert_eq!(ob.bytes(), &want[..], "offset {offset}");
@@ -698,14 +475,14 @@ fn largest_valid_tensors_are_created() {
         "{msg}"
     );
     // At feature level 3.0 (4 or 5 dimensions).
-    let dev30 = Device::new(DML_FEATURE_LEVEL_3_0, 0);
+    let dev30 = Device::new(DML_FEATURE_LEVEL_3_0.0, 1, 0);
     let input = TensorDesc::new(DataType::Int16, &[1, 1, 1, 32767, 65537]);
     let count5 = TensorDesc::new(DataType::UInt32, &[1, 1, 1, 1, 1]);
     let coords5 = TensorDesc::new(DataType::UInt32, &[1, 1, 1, 32767 * 65537, 2]);
     assert!(dev30.nonzero(&input, &count5, &coords5).is_ok());
     // 64-bit coordinates with the extensions lift the limit for the coordinates; the input
     // (M) still holds at most 2^32 - 1 elements.
-    let ext = Device::new(DML_FEATURE_LEVEL(0), 1);
+    let ext = Device::new(0, 1, DMLS_DEVICE_FLAG_EXTENSIONS);
     let count64 = TensorDesc::new(DataType::Int64, &[1]);
     for (t, sizes) in [
         (DataType::Float64, vec![65535u32, 65537]),
@@ -858,7 +635,7 @@ fn strides_near_2_pow_32_on_size_1_dimensions_execute() {
     let op = dev.diagonal(&strided, 1, 4.0).expect("create");
     let mut ob = Buf::new(strided.total_size, 0xCD);
     let bo = ob.binding();
-    execute(&op, &[], &[bind(&bo)]);
+    execute(&op, &[], &[bind(&bo)]).expect("execute");
     let mut want = vec![0xCDu8; strided.total_size as usize];
     reference::diagonal_matrix(&strided, &mut want, 1, 4.0);
     assert_eq!(ob.bytes(), &want[..]);

@@ -6,6 +6,7 @@ use core::ptr;
 
 use directml_subset::dml::*;
 use directml_subset::ffi::*;
+use directml_subset::TensorDesc;
 
 /// A tensor desc with owned size/stride arrays, convertible to the C structs.
 pub struct Tensor {
@@ -71,6 +72,17 @@ impl Tensor {
         }
     }
 
+    /// The same fields as a safe-API `TensorDesc` (its DimensionCount too, even above 8).
+    pub fn from_desc(t: &TensorDesc) -> Tensor {
+        let mut c = Tensor::raw(t.data_type.0, t.sizes(), t.strides(), t.total_size);
+        c.flags = t.flags.0;
+        c.alignment = t.guaranteed_base_offset_alignment;
+        if t.dimension_count as usize != t.sizes().len() {
+            c.dims_override = Some(t.dimension_count);
+        }
+        c
+    }
+
     /// The C desc (valid while `self` lives and is not modified).
     pub fn desc(&mut self) -> *const DML_TENSOR_DESC {
         *self.buffer_desc = DML_BUFFER_TENSOR_DESC {
@@ -101,15 +113,7 @@ pub struct Device(pub *mut dmls_device);
 
 impl Device {
     pub fn new(level: u32, threads: u32, flags: u32) -> Device {
-        let desc = dmls_device_desc {
-            feature_level: DML_FEATURE_LEVEL(level),
-            thread_count: threads,
-            flags,
-        };
-        let mut d = ptr::null_mut();
-        let hr = unsafe { dmls_device_create(&desc, &mut d) };
-        assert_eq!(hr, S_OK, "dmls_device_create: {}", last_error());
-        Device(d)
+        Device(create_device_raw(level, threads, flags))
     }
 
     pub fn newest() -> Device {
@@ -121,22 +125,137 @@ impl Device {
         ty: DML_OPERATOR_TYPE,
         desc: *const c_void,
     ) -> Result<Operator, (HRESULT, String)> {
-        let op_desc = DML_OPERATOR_DESC {
-            Type: ty,
-            Desc: desc,
-        };
-        let mut op = ptr::null_mut();
-        let hr = unsafe { dmls_device_create_operator(self.0, &op_desc, &mut op) };
-        if hr == S_OK {
-            assert_eq!(last_error(), "", "success must clear the message");
-            Ok(Operator(op))
-        } else {
-            assert!(op.is_null(), "failure must not write *op");
-            let msg = last_error();
-            assert!(!msg.is_empty(), "failure {hr:#x} without a message");
-            Err((hr, msg))
-        }
+        create_raw(self.0, ty, desc).map(Operator)
     }
+
+    /// NONZERO_COORDINATES over safe-API descs.
+    pub fn nonzero(
+        &self,
+        input: &TensorDesc,
+        count: &TensorDesc,
+        coords: &TensorDesc,
+    ) -> Result<Operator, (HRESULT, String)> {
+        create_nonzero(self.0, input, count, coords).map(Operator)
+    }
+
+    /// DIAGONAL_MATRIX1 over safe-API descs (ValueDataType is the output's type).
+    pub fn diagonal1(
+        &self,
+        input: Option<&TensorDesc>,
+        output: &TensorDesc,
+        value: [u8; 8],
+        begin: i32,
+        end: i32,
+    ) -> Result<Operator, (HRESULT, String)> {
+        create_diagonal1(self.0, input, output, value, begin, end).map(Operator)
+    }
+
+    /// DIAGONAL_MATRIX over a safe-API desc.
+    pub fn diagonal(
+        &self,
+        output: &TensorDesc,
+        offset: i32,
+        value: f32,
+    ) -> Result<Operator, (HRESULT, String)> {
+        create_diagonal(self.0, output, offset, value).map(Operator)
+    }
+}
+
+/// dmls_device_create, which must succeed; the caller releases the handle.
+pub fn create_device_raw(level: u32, threads: u32, flags: u32) -> *mut dmls_device {
+    let desc = dmls_device_desc {
+        feature_level: DML_FEATURE_LEVEL(level),
+        thread_count: threads,
+        flags,
+    };
+    let mut d = ptr::null_mut();
+    // SAFETY: valid pointers.
+    let hr = unsafe { dmls_device_create(&desc, &mut d) };
+    assert_eq!(hr, S_OK, "dmls_device_create: {}", last_error());
+    d
+}
+
+/// dmls_device_create_operator on a raw device handle. A success writes an operator and clears
+/// the message; a failure leaves `*op` alone and sets a message.
+pub fn create_raw(
+    device: *mut dmls_device,
+    ty: DML_OPERATOR_TYPE,
+    desc: *const c_void,
+) -> Result<*mut dmls_operator, (HRESULT, String)> {
+    let op_desc = DML_OPERATOR_DESC {
+        Type: ty,
+        Desc: desc,
+    };
+    let mut op = ptr::null_mut();
+    // SAFETY: `desc` points to the operator desc for `ty`, with live tensor descs.
+    let hr = unsafe { dmls_device_create_operator(device, &op_desc, &mut op) };
+    if hr == S_OK {
+        assert!(!op.is_null(), "success without an operator");
+        assert_eq!(last_error(), "", "success must clear the message");
+        Ok(op)
+    } else {
+        assert!(op.is_null(), "failure must not write *op");
+        let msg = last_error();
+        assert!(!msg.is_empty(), "failure {hr:#x} without a message");
+        Err((hr, msg))
+    }
+}
+
+/// NONZERO_COORDINATES over safe-API descs, through the C structs.
+pub fn create_nonzero(
+    device: *mut dmls_device,
+    input: &TensorDesc,
+    count: &TensorDesc,
+    coords: &TensorDesc,
+) -> Result<*mut dmls_operator, (HRESULT, String)> {
+    let mut i = Tensor::from_desc(input);
+    let mut c = Tensor::from_desc(count);
+    let mut k = Tensor::from_desc(coords);
+    let d = nonzero_desc(&mut i, &mut c, &mut k);
+    create_raw(
+        device,
+        DML_OPERATOR_TYPE::NONZERO_COORDINATES,
+        (&*d as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
+    )
+}
+
+/// DIAGONAL_MATRIX1 over safe-API descs, through the C structs.
+pub fn create_diagonal1(
+    device: *mut dmls_device,
+    input: Option<&TensorDesc>,
+    output: &TensorDesc,
+    value: [u8; 8],
+    begin: i32,
+    end: i32,
+) -> Result<*mut dmls_operator, (HRESULT, String)> {
+    let mut i = input.map(Tensor::from_desc);
+    let mut o = Tensor::from_desc(output);
+    let d = diag1_desc(i.as_mut(), &mut o, value, begin, end);
+    create_raw(
+        device,
+        DML_OPERATOR_TYPE::DIAGONAL_MATRIX1,
+        (&*d as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
+    )
+}
+
+/// DIAGONAL_MATRIX over a safe-API desc, through the C structs.
+pub fn create_diagonal(
+    device: *mut dmls_device,
+    output: &TensorDesc,
+    offset: i32,
+    value: f32,
+) -> Result<*mut dmls_operator, (HRESULT, String)> {
+    let mut o = Tensor::from_desc(output);
+    let d = DML_DIAGONAL_MATRIX_OPERATOR_DESC {
+        OutputTensor: o.desc(),
+        Offset: offset,
+        Value: value,
+    };
+    create_raw(
+        device,
+        DML_OPERATOR_TYPE::DIAGONAL_MATRIX,
+        (&d as *const DML_DIAGONAL_MATRIX_OPERATOR_DESC).cast(),
+    )
 }
 
 impl Drop for Device {
@@ -216,6 +335,46 @@ impl Buffer {
     }
 }
 
+/// Plain bytes aligned to 8 (the largest element size), without guards.
+pub struct Buf {
+    words: Vec<u64>,
+    pub len: usize,
+}
+
+impl Buf {
+    /// `len` bytes (a `usize` or a tensor's `u64` size), each `fill`.
+    pub fn new(len: impl TryInto<usize, Error: core::fmt::Debug>, fill: u8) -> Buf {
+        let len = len.try_into().expect("length fits in usize");
+        Buf {
+            words: vec![u64::from_ne_bytes([fill; 8]); len.div_ceil(8)],
+            len,
+        }
+    }
+
+    pub fn from_bytes(data: &[u8]) -> Buf {
+        let mut b = Buf::new(data.len(), 0);
+        b.bytes_mut().copy_from_slice(data);
+        b
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        &bytemuck::cast_slice(&self.words)[..self.len]
+    }
+
+    pub fn bytes_mut(&mut self) -> &mut [u8] {
+        &mut bytemuck::cast_slice_mut(&mut self.words)[..self.len]
+    }
+
+    /// A binding of all `len` bytes at offset 0.
+    pub fn binding(&mut self) -> DML_BUFFER_BINDING {
+        DML_BUFFER_BINDING {
+            Buffer: self.words.as_mut_ptr().cast(),
+            Offset: 0,
+            SizeInBytes: self.len as u64,
+        }
+    }
+}
+
 pub fn bind(b: &DML_BUFFER_BINDING) -> DML_BINDING_DESC {
     DML_BINDING_DESC {
         Type: DML_BINDING_TYPE::BUFFER,
@@ -223,22 +382,26 @@ pub fn bind(b: &DML_BUFFER_BINDING) -> DML_BINDING_DESC {
     }
 }
 
+/// An unbound slot (DML_BINDING_TYPE_NONE).
+pub const NONE_BINDING: DML_BINDING_DESC = DML_BINDING_DESC {
+    Type: DML_BINDING_TYPE::NONE,
+    Desc: ptr::null(),
+};
+
 pub fn none_binding() -> DML_BINDING_DESC {
-    DML_BINDING_DESC {
-        Type: DML_BINDING_TYPE::NONE,
-        Desc: ptr::null(),
-    }
+    NONE_BINDING
 }
 
-/// Executes, returning the HRESULT and message.
-pub fn execute(
-    op: &Operator,
+/// dmls_operator_execute on a raw operator handle (a NULL inputs array when there are none).
+pub fn execute_raw(
+    op: *mut dmls_operator,
     inputs: &[DML_BINDING_DESC],
     outputs: &[DML_BINDING_DESC],
-) -> Result<(), (HRESULT, String)> {
-    let hr = unsafe {
+) -> HRESULT {
+    // SAFETY: the bindings point to live buffers of the sizes they give.
+    unsafe {
         dmls_operator_execute(
-            op.0,
+            op,
             inputs.len() as u32,
             if inputs.is_empty() {
                 ptr::null()
@@ -248,7 +411,16 @@ pub fn execute(
             outputs.len() as u32,
             outputs.as_ptr(),
         )
-    };
+    }
+}
+
+/// Executes, returning the HRESULT and message.
+pub fn execute(
+    op: &Operator,
+    inputs: &[DML_BINDING_DESC],
+    outputs: &[DML_BINDING_DESC],
+) -> Result<(), (HRESULT, String)> {
+    let hr = execute_raw(op.0, inputs, outputs);
     if hr == S_OK {
         assert_eq!(last_error(), "");
         Ok(())
