@@ -5,9 +5,13 @@
 //!
 //! The randomised test prints its seed on failure; replay with DMLS_TEST_SEED=<seed>.
 
-use core::ffi::c_void;
-use core::ptr;
+mod common;
 
+use core::ffi::c_void;
+
+use common::{
+    bind, calc_size, create_nonzero, execute_raw, last_error, run_seeded, Device as CDevice,
+};
 use directml_subset::dml::*;
 use directml_subset::ffi::*;
 use directml_subset::{
@@ -19,114 +23,24 @@ use rand::{Rng, SeedableRng};
 
 const FLAG: &str = "DMLS_DEVICE_FLAG_EXTENSIONS";
 
-fn last_message() -> String {
-    let n = unsafe { dmls_get_last_error_message(ptr::null_mut(), 0) };
-    let mut buf = vec![0u8; n + 1];
-    unsafe { dmls_get_last_error_message(buf.as_mut_ptr().cast(), buf.len()) };
-    buf.truncate(n);
-    String::from_utf8(buf).expect("UTF-8 message")
-}
-
-/// A device from the C API (released on drop).
-struct CDevice(*mut dmls_device);
-
-impl CDevice {
-    fn new(level: u32, flags: u32) -> CDevice {
-        let desc = dmls_device_desc {
-            feature_level: DML_FEATURE_LEVEL(level),
-            thread_count: 1,
-            flags,
-        };
-        let mut device = ptr::null_mut();
-        let hr = unsafe { dmls_device_create(&desc, &mut device) };
-        assert_eq!(hr, S_OK, "dmls_device_create: {}", last_message());
-        CDevice(device)
-    }
-}
-
-impl Drop for CDevice {
-    fn drop(&mut self) {
-        unsafe { dmls_device_release(self.0) };
-    }
-}
-
-/// A C tensor desc that owns its arrays.
-struct CTensor {
-    // Keep the arrays the desc points to alive (moving a Vec does not move its elements).
-    _sizes: Vec<u32>,
-    _strides: Option<Vec<u32>>,
-    buffer: Box<DML_BUFFER_TENSOR_DESC>,
-    desc: Box<DML_TENSOR_DESC>,
-}
-
-impl CTensor {
-    fn new(data_type: DataType, sizes: &[u32], strides: Option<&[u32]>) -> CTensor {
-        let sizes = sizes.to_vec();
-        let strides = strides.map(|s| s.to_vec());
-        let total = unsafe {
-            dmls_calc_buffer_tensor_size(
-                data_type.raw(),
-                sizes.len() as u32,
-                sizes.as_ptr(),
-                strides.as_ref().map_or(ptr::null(), |s| s.as_ptr()),
-            )
-        };
-        let buffer = Box::new(DML_BUFFER_TENSOR_DESC {
-            DataType: data_type.raw(),
-            Flags: DML_TENSOR_FLAG_NONE,
-            DimensionCount: sizes.len() as u32,
-            Sizes: sizes.as_ptr(),
-            Strides: strides.as_ref().map_or(ptr::null(), |s| s.as_ptr()),
-            TotalTensorSizeInBytes: total,
-            GuaranteedBaseOffsetAlignment: 0,
-        });
-        let desc = Box::new(DML_TENSOR_DESC {
-            Type: DML_TENSOR_TYPE::BUFFER,
-            Desc: (&*buffer as *const DML_BUFFER_TENSOR_DESC).cast(),
-        });
-        CTensor {
-            _sizes: sizes,
-            _strides: strides,
-            buffer,
-            desc,
-        }
-    }
-
-    fn total(&self) -> u64 {
-        self.buffer.TotalTensorSizeInBytes
-    }
-}
-
 /// A NONZERO_COORDINATES desc over three tensors.
 struct NonZero {
-    input: CTensor,
-    count: CTensor,
-    coords: CTensor,
+    input: TensorDesc,
+    count: TensorDesc,
+    coords: TensorDesc,
 }
 
 impl NonZero {
+    /// Creates the operator through the C API (released by the caller).
     fn create(&self, device: &CDevice) -> Result<*mut dmls_operator, (HRESULT, String)> {
-        let op_desc = DML_NONZERO_COORDINATES_OPERATOR_DESC {
-            InputTensor: &*self.input.desc,
-            OutputCountTensor: &*self.count.desc,
-            OutputCoordinatesTensor: &*self.coords.desc,
-        };
-        let desc = DML_OPERATOR_DESC {
-            Type: DML_OPERATOR_TYPE::NONZERO_COORDINATES,
-            Desc: (&op_desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-        };
-        let mut op = ptr::null_mut();
-        match unsafe { dmls_device_create_operator(device.0, &desc, &mut op) } {
-            S_OK => {
-                assert!(!op.is_null());
-                Ok(op)
-            }
-            hr => {
-                assert!(op.is_null(), "a failed create wrote the operator");
-                Err((hr, last_message()))
-            }
-        }
+        create_nonzero(device.0, &self.input, &self.count, &self.coords)
     }
+}
+
+/// A tensor of `t` with the total a C program gets from dmls_calc_buffer_tensor_size.
+fn tensor(t: DataType, sizes: &[u32], strides: Option<&[u32]>) -> TensorDesc {
+    let total = calc_size(t.raw().0, sizes, strides);
+    TensorDesc::raw(t.raw(), sizes, strides, total)
 }
 
 fn nonzero(
@@ -139,9 +53,9 @@ fn nonzero(
     coords_strides: Option<&[u32]>,
 ) -> NonZero {
     NonZero {
-        input: CTensor::new(in_type, in_sizes, in_strides),
-        count: CTensor::new(out_type, &[1], None),
-        coords: CTensor::new(coords_type, coords_sizes, coords_strides),
+        input: tensor(in_type, in_sizes, in_strides),
+        count: tensor(out_type, &[1], None),
+        coords: tensor(coords_type, coords_sizes, coords_strides),
     }
 }
 
@@ -152,29 +66,15 @@ fn execute(
     count: &mut [u64],
     coords: &mut [u64],
 ) -> HRESULT {
-    let bind = |p: *mut c_void, len: usize| DML_BUFFER_BINDING {
+    let buffer = |p: *mut c_void, len: usize| DML_BUFFER_BINDING {
         Buffer: p,
         Offset: 0,
         SizeInBytes: len as u64,
     };
-    let b_in = bind(input.as_ptr() as *mut c_void, input.len() * 8);
-    let b_count = bind(count.as_mut_ptr().cast(), count.len() * 8);
-    let b_coords = bind(coords.as_mut_ptr().cast(), coords.len() * 8);
-    let inputs = [DML_BINDING_DESC {
-        Type: DML_BINDING_TYPE::BUFFER,
-        Desc: (&b_in as *const DML_BUFFER_BINDING).cast(),
-    }];
-    let outputs = [
-        DML_BINDING_DESC {
-            Type: DML_BINDING_TYPE::BUFFER,
-            Desc: (&b_count as *const DML_BUFFER_BINDING).cast(),
-        },
-        DML_BINDING_DESC {
-            Type: DML_BINDING_TYPE::BUFFER,
-            Desc: (&b_coords as *const DML_BUFFER_BINDING).cast(),
-        },
-    ];
-    unsafe { dmls_operator_execute(op, 1, inputs.as_ptr(), 2, outputs.as_ptr()) }
+    let b_in = buffer(input.as_ptr() as *mut c_void, input.len() * 8);
+    let b_count = buffer(count.as_mut_ptr().cast(), count.len() * 8);
+    let b_coords = buffer(coords.as_mut_ptr().cast(), coords.len() * 8);
+    execute_raw(op, &[bind(&b_in)], &[bind(&b_count), bind(&b_coords)])
 }
 
 const WIDE_INPUTS: [DataType; 3] = [DataType::Float64, DataType::Int64, DataType::UInt64];
@@ -193,7 +93,7 @@ fn unknown_flag_bits_are_rejected() {
         let hr = unsafe { dmls_device_create(&desc, &mut device) };
         assert_eq!(hr, E_INVALIDARG, "flags {flags:#x}");
         assert_eq!(device, sentinel, "a failed create wrote the device");
-        let msg = last_message();
+        let msg = last_error();
         assert!(
             msg.contains(FLAG) && msg.contains(&format!("{flags:#x}")),
             "{msg}"
@@ -217,15 +117,15 @@ fn unknown_flag_bits_are_rejected() {
         })
         .expect("device");
         assert_eq!(d.extensions(), flags != 0);
-        drop(CDevice::new(0, flags));
+        drop(CDevice::new(0, 1, flags));
     }
     assert_eq!(DMLS_DEVICE_FLAG_EXTENSIONS, 1);
 }
 
 #[test]
 fn strict_device_rejects_wide_inputs_naming_the_flag() {
-    let strict = CDevice::new(0, 0);
-    let ext = CDevice::new(0, DMLS_DEVICE_FLAG_EXTENSIONS);
+    let strict = CDevice::new(0, 1, 0);
+    let ext = CDevice::new(0, 1, DMLS_DEVICE_FLAG_EXTENSIONS);
     for t in WIDE_INPUTS {
         let nz = nonzero(
             t,
@@ -266,8 +166,8 @@ fn strict_device_rejects_wide_inputs_naming_the_flag() {
 
 #[test]
 fn strict_device_rejects_wide_outputs_naming_the_flag() {
-    let strict = CDevice::new(0, 0);
-    let ext = CDevice::new(0, DMLS_DEVICE_FLAG_EXTENSIONS);
+    let strict = CDevice::new(0, 1, 0);
+    let ext = CDevice::new(0, 1, DMLS_DEVICE_FLAG_EXTENSIONS);
     for t in WIDE_OUTPUTS {
         let nz = nonzero(DataType::Float32, &[2, 3], None, t, t, &[6, 2], None);
         let (hr, msg) = nz.create(&strict).unwrap_err();
@@ -298,7 +198,7 @@ fn strict_device_rejects_wide_outputs_naming_the_flag() {
 
 #[test]
 fn counts_and_coordinates_must_have_the_same_type() {
-    let ext = CDevice::new(0, DMLS_DEVICE_FLAG_EXTENSIONS);
+    let ext = CDevice::new(0, 1, DMLS_DEVICE_FLAG_EXTENSIONS);
     use DataType::*;
     for (count, coords) in [
         (UInt64, Int64),
@@ -345,31 +245,19 @@ fn model(t: DataType, bytes: &[u8], sizes: &[u32], strides: &[u64], n: usize) ->
     rows
 }
 
-fn seed() -> u64 {
-    std::env::var("DMLS_TEST_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-        })
-}
-
 #[test]
 fn random_wide_types_match_the_model() {
-    let seed = seed();
-    let result = std::panic::catch_unwind(|| random_cases(seed));
-    if let Err(e) = result {
-        eprintln!("random_wide_types_match_the_model failed; replay with DMLS_TEST_SEED={seed}");
-        std::panic::resume_unwind(e);
-    }
+    run_seeded(
+        "random_wide_types_match_the_model",
+        "DMLS_TEST_SEED",
+        random_cases,
+    );
 }
 
 fn random_cases(seed: u64) {
     let mut rng = SmallRng::seed_from_u64(seed);
-    let ext = CDevice::new(0, DMLS_DEVICE_FLAG_EXTENSIONS);
-    let strict = CDevice::new(0, 0);
+    let ext = CDevice::new(0, 1, DMLS_DEVICE_FLAG_EXTENSIONS);
+    let strict = CDevice::new(0, 1, 0);
     for case in 0..300 {
         let in_type = DataType::ALL[rng.random_range(0..11)];
         let out_type =
@@ -430,7 +318,7 @@ fn random_cases(seed: u64) {
         let op = nz.create(&ext).unwrap_or_else(|e| panic!("{what}: {e:?}"));
         // Input bytes: mostly zeros; floats get -0.0 (zero) and NaN (nonzero); 64-bit words get
         // bits only in their high half.
-        let words = (nz.input.total() as usize).div_ceil(8);
+        let words = (nz.input.total_size as usize).div_ceil(8);
         let mut input = vec![0u64; words];
         {
             let bytes: &mut [u8] = bytemuck_bytes_mut(&mut input);
@@ -451,9 +339,9 @@ fn random_cases(seed: u64) {
         }
         let canary = 0xA5A5_A5A5_A5A5_A5A5u64;
         let mut count = vec![canary; 2];
-        let mut coords = vec![canary; (nz.coords.total() as usize).div_ceil(8)];
+        let mut coords = vec![canary; (nz.coords.total_size as usize).div_ceil(8)];
         let hr = execute(op, &input, &mut count, &mut coords);
-        assert_eq!(hr, S_OK, "{what}: {}", last_message());
+        assert_eq!(hr, S_OK, "{what}: {}", last_error());
         unsafe { dmls_operator_release(op) };
 
         let want = model(in_type, bytemuck_bytes(&input), &sizes, &strides, n);
@@ -548,11 +436,11 @@ fn safe_api_runs_wide_types() {
 fn extensions_work_at_every_nonzero_feature_level() {
     // DirectML's 3.x rule (4 or 5 dimensions, the same for all three tensors) still holds.
     for level in [0x3000u32, 0x3100, 0x4000, 0x5100, 0x6400] {
-        let ext = CDevice::new(level, DMLS_DEVICE_FLAG_EXTENSIONS);
+        let ext = CDevice::new(level, 1, DMLS_DEVICE_FLAG_EXTENSIONS);
         let nz = NonZero {
-            input: CTensor::new(DataType::Int64, &[1, 1, 2, 2], None),
-            count: CTensor::new(DataType::UInt64, &[1, 1, 1, 1], None),
-            coords: CTensor::new(DataType::UInt64, &[1, 1, 4, 4], None),
+            input: tensor(DataType::Int64, &[1, 1, 2, 2], None),
+            count: tensor(DataType::UInt64, &[1, 1, 1, 1], None),
+            coords: tensor(DataType::UInt64, &[1, 1, 4, 4], None),
         };
         let op = nz
             .create(&ext)
@@ -571,8 +459,8 @@ fn extensions_work_at_every_nonzero_feature_level() {
 /// broadcast (stride 0), so their descs span a few bytes; only creation is checked here.
 #[test]
 fn wide_outputs_lift_the_element_limit_of_the_coordinates() {
-    let strict = CDevice::new(0, 0);
-    let ext = CDevice::new(0, DMLS_DEVICE_FLAG_EXTENSIONS);
+    let strict = CDevice::new(0, 1, 0);
+    let ext = CDevice::new(0, 1, DMLS_DEVICE_FLAG_EXTENSIONS);
     // 65535 * 65537 = 2^32 - 1 input elements; coordinates {2^32 - 1, 2}: 2^33 - 2 elements.
     let make = |t: DataType| {
         nonzero(
@@ -610,8 +498,8 @@ fn wide_outputs_lift_the_element_limit_of_the_coordinates() {
 /// coordinates' rows spread over the dimensions before N: {65536, 65537, 2}.
 #[test]
 fn wide_outputs_allow_inputs_above_the_element_limit() {
-    let strict = CDevice::new(0, 0);
-    let ext = CDevice::new(0, DMLS_DEVICE_FLAG_EXTENSIONS);
+    let strict = CDevice::new(0, 1, 0);
+    let ext = CDevice::new(0, 1, DMLS_DEVICE_FLAG_EXTENSIONS);
     let narrow = nonzero(
         DataType::UInt8,
         &[65536, 65537],
@@ -667,8 +555,8 @@ fn wide_outputs_allow_inputs_above_the_element_limit() {
 /// keep DirectML's {1, ..., 1, M, N}.
 #[test]
 fn spread_rows_run_like_packed_rows() {
-    let ext = CDevice::new(0, DMLS_DEVICE_FLAG_EXTENSIONS);
-    let strict = CDevice::new(0, 0);
+    let ext = CDevice::new(0, 1, DMLS_DEVICE_FLAG_EXTENSIONS);
+    let strict = CDevice::new(0, 1, 0);
     let sizes = [2u32, 3, 2];
     let m = 12u32;
     let mut input = [0u64; 2];
@@ -695,7 +583,7 @@ fn spread_rows_run_like_packed_rows() {
             let what = format!("{coords_sizes:?} {coords_strides:?} {}", t.name());
             let op = nz.create(&ext).unwrap_or_else(|e| panic!("{what}: {e:?}"));
             let mut count = [u64::MAX; 1];
-            let mut coords = vec![0xEEu64; (nz.coords.total() as usize).div_ceil(8)];
+            let mut coords = vec![0xEEu64; (nz.coords.total_size as usize).div_ceil(8)];
             assert_eq!(execute(op, &input, &mut count, &mut coords), S_OK, "{what}");
             unsafe { dmls_operator_release(op) };
             assert_eq!(count[0], 4, "{what}");
@@ -745,7 +633,7 @@ fn spread_rows_run_like_packed_rows() {
 #[test]
 #[ignore]
 fn wide_outputs_run_on_2_pow_32_elements() {
-    let ext = CDevice::new(0, DMLS_DEVICE_FLAG_EXTENSIONS);
+    let ext = CDevice::new(0, 1, DMLS_DEVICE_FLAG_EXTENSIONS);
     let nz = nonzero(
         DataType::UInt8,
         &[65535, 65537],
@@ -763,7 +651,7 @@ fn wide_outputs_run_on_2_pow_32_elements() {
         execute(op, &input, &mut count, &mut coords),
         S_OK,
         "{}",
-        last_message()
+        last_error()
     );
     assert_eq!(count[0], 0);
     assert_eq!(coords, [7, 7]);

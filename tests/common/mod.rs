@@ -7,6 +7,21 @@ use core::ptr;
 use directml_subset::dml::*;
 use directml_subset::ffi::*;
 use directml_subset::TensorDesc;
+use rand::rngs::SmallRng;
+use rand::Rng;
+
+/// dmls_calc_buffer_tensor_size (`strides` as long as `sizes`; NULL when `None`).
+pub fn calc_size(data_type: u32, sizes: &[u32], strides: Option<&[u32]>) -> u64 {
+    // SAFETY: `sizes` and `strides` hold `sizes.len()` entries each.
+    unsafe {
+        dmls_calc_buffer_tensor_size(
+            DML_TENSOR_DATA_TYPE(data_type),
+            sizes.len() as u32,
+            sizes.as_ptr(),
+            strides.map_or(ptr::null(), |s| s.as_ptr()),
+        )
+    }
+}
 
 /// A tensor desc with owned size/stride arrays, convertible to the C structs.
 pub struct Tensor {
@@ -23,26 +38,11 @@ pub struct Tensor {
 
 impl Tensor {
     pub fn new(data_type: u32, sizes: &[u32]) -> Tensor {
-        let total = unsafe {
-            dmls_calc_buffer_tensor_size(
-                DML_TENSOR_DATA_TYPE(data_type),
-                sizes.len() as u32,
-                sizes.as_ptr(),
-                ptr::null(),
-            )
-        };
-        Tensor::raw(data_type, sizes, None, total)
+        Tensor::raw(data_type, sizes, None, calc_size(data_type, sizes, None))
     }
 
     pub fn strided(data_type: u32, sizes: &[u32], strides: &[u32]) -> Tensor {
-        let total = unsafe {
-            dmls_calc_buffer_tensor_size(
-                DML_TENSOR_DATA_TYPE(data_type),
-                sizes.len() as u32,
-                sizes.as_ptr(),
-                strides.as_ptr(),
-            )
-        };
+        let total = calc_size(data_type, sizes, Some(strides));
         Tensor::raw(data_type, sizes, Some(strides), total)
     }
 
@@ -490,4 +490,58 @@ pub fn f32_value(v: f32) -> [u8; 8] {
     let mut b = [0u8; 8];
     b[..4].copy_from_slice(&v.to_ne_bytes());
     b
+}
+
+// ------------------------------------------------------------------------------------------------
+// Randomised tests
+
+/// The seed of a randomised test: the environment variable `var` when it is set (to replay a
+/// failure), else the clock.
+pub fn seed_from_env(var: &str) -> u64 {
+    std::env::var(var)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64)
+        })
+}
+
+/// Runs `f` with a seed from `seed_from_env(var)`; when `f` panics, prints the seed and how to
+/// replay it, then goes on panicking.
+pub fn run_seeded(name: &str, var: &str, f: impl FnOnce(u64)) {
+    let seed = seed_from_env(var);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(seed)));
+    if let Err(e) = result {
+        eprintln!("{name} failed with seed {seed}; replay with {var}={seed}");
+        std::panic::resume_unwind(e);
+    }
+}
+
+/// Padded strides for `sizes`: each dimension's pitch 0 to 2 elements more than it needs.
+pub fn padded_strides(rng: &mut SmallRng, sizes: &[u32]) -> Vec<u32> {
+    let mut strides = vec![0u32; sizes.len()];
+    let mut acc = 1u32;
+    for i in (0..sizes.len()).rev() {
+        strides[i] = acc;
+        acc = acc * sizes[i] + rng.random_range(0..3);
+    }
+    strides
+}
+
+/// Packed strides for `sizes` in a random order of the dimensions.
+pub fn permuted_strides(rng: &mut SmallRng, sizes: &[u32]) -> Vec<u32> {
+    let d = sizes.len();
+    let mut order: Vec<usize> = (0..d).collect();
+    for i in (1..d).rev() {
+        order.swap(i, rng.random_range(0..=i));
+    }
+    let mut strides = vec![0u32; d];
+    let mut acc = 1u32;
+    for &i in &order {
+        strides[i] = acc;
+        acc *= sizes[i];
+    }
+    strides
 }
