@@ -11,6 +11,9 @@
 //! `other_simd_levels` runs the fast cases again in child processes with `DMLS_SIMD=sse2` and
 //! `DMLS_SIMD=portable`, so every instruction set path runs on one machine.
 
+mod common;
+
+use common::{padded_strides, permuted_strides, run_seeded, seed_from_env, Buf};
 use directml_subset::{
     reference, DataType, Device, DeviceOptions, Input, OperatorDesc, TensorDesc,
     DMLS_DEVICE_FLAG_EXTENSIONS,
@@ -21,26 +24,14 @@ use rand::{Rng, SeedableRng};
 const CANARY: u8 = 0xA5;
 
 fn seed() -> u64 {
-    std::env::var("DMLS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as u64)
-                .unwrap_or(1)
-        })
+    seed_from_env("DMLS_SEED")
 }
 
 /// Runs `f` with a seeded generator; a failure names the seed.
 fn with_seed(name: &str, f: impl FnOnce(&mut SmallRng)) {
-    let seed = seed();
-    let mut rng = SmallRng::seed_from_u64(seed);
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut rng)));
-    if let Err(e) = result {
-        eprintln!("{name} failed with seed {seed}; replay with DMLS_SEED={seed}");
-        std::panic::resume_unwind(e);
-    }
+    run_seeded(name, "DMLS_SEED", |seed| {
+        f(&mut SmallRng::seed_from_u64(seed))
+    });
 }
 
 fn device(threads: u32) -> Device {
@@ -50,27 +41,6 @@ fn device(threads: u32) -> Device {
         ..Default::default()
     })
     .expect("device")
-}
-
-/// Bytes aligned to 8, the largest element size.
-struct Buf {
-    words: Vec<u64>,
-    len: usize,
-}
-
-impl Buf {
-    fn new(len: usize, fill: u8) -> Buf {
-        Buf {
-            words: vec![u64::from_ne_bytes([fill; 8]); len.div_ceil(8)],
-            len,
-        }
-    }
-    fn bytes(&self) -> &[u8] {
-        &bytemuck::cast_slice(&self.words)[..self.len]
-    }
-    fn bytes_mut(&mut self) -> &mut [u8] {
-        &mut bytemuck::cast_slice_mut(&mut self.words)[..self.len]
-    }
 }
 
 /// Strides of a packed tensor.
@@ -86,31 +56,10 @@ fn packed(sizes: &[u32]) -> Vec<u32> {
 
 /// Random strides for `sizes`: packed, padded, permuted, or broadcasting.
 fn random_strides(rng: &mut SmallRng, sizes: &[u32], broadcast: bool) -> Option<Vec<u32>> {
-    let d = sizes.len();
     match rng.random_range(0..6) {
         0 | 1 => None,
-        2 => {
-            let mut s = vec![0u32; d];
-            let mut acc = 1u32;
-            for i in (0..d).rev() {
-                s[i] = acc;
-                acc = acc * sizes[i] + rng.random_range(0..3);
-            }
-            Some(s)
-        }
-        3 | 4 => {
-            let mut order: Vec<usize> = (0..d).collect();
-            for i in (1..d).rev() {
-                order.swap(i, rng.random_range(0..=i));
-            }
-            let mut s = vec![0u32; d];
-            let mut acc = 1u32;
-            for &i in &order {
-                s[i] = acc;
-                acc *= sizes[i];
-            }
-            Some(s)
-        }
+        2 => Some(padded_strides(rng, sizes)),
+        3 | 4 => Some(permuted_strides(rng, sizes)),
         _ => {
             let mut s = packed(sizes);
             for x in s.iter_mut() {

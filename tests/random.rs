@@ -11,15 +11,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 fn seed() -> u64 {
-    std::env::var("DMLS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos() as u64
-        })
+    seed_from_env("DMLS_SEED")
 }
 
 const SIZES: [usize; 12] = [0, 4, 2, 4, 2, 1, 4, 2, 1, 8, 8, 8];
@@ -47,30 +39,8 @@ fn random_strides(rng: &mut SmallRng, sizes: &[u32], allow_broadcast: bool) -> O
     let d = sizes.len();
     match rng.random_range(0..5) {
         0 | 1 => None,
-        2 => {
-            // Padded: each dimension's pitch a little larger than needed.
-            let mut strides = vec![0u32; d];
-            let mut acc = 1u32;
-            for i in (0..d).rev() {
-                strides[i] = acc;
-                acc = acc * sizes[i] + rng.random_range(0..3);
-            }
-            Some(strides)
-        }
-        3 => {
-            // A random permutation of dimension order.
-            let mut order: Vec<usize> = (0..d).collect();
-            for i in (1..d).rev() {
-                order.swap(i, rng.random_range(0..=i));
-            }
-            let mut strides = vec![0u32; d];
-            let mut acc = 1u32;
-            for &i in &order {
-                strides[i] = acc;
-                acc *= sizes[i];
-            }
-            Some(strides)
-        }
+        2 => Some(padded_strides(rng, sizes)),
+        3 => Some(permuted_strides(rng, sizes)),
         _ => {
             let mut strides = vec![0u32; d];
             let mut acc = 1u32;
