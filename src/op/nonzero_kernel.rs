@@ -16,15 +16,16 @@ use crate::tensor::{Layout, MAX_DIMS};
 
 const OP: &str = "NONZERO_COORDINATES";
 
-/// Elements per parallel task (a multiple of 64); its bitmask is 16 KiB. A round of
-/// `TASKS_PER_WORKER` tasks per worker is then about a million elements, so a 16M-element input
-/// takes 16 trips through the pool.
+/// Elements per parallel task (a multiple of 64); its bitmask is 16 KiB. On two workers a
+/// round of `TASKS_PER_WORKER` tasks each is then two million elements, so a 16M-element input
+/// takes 8 trips through the pool.
 const CHUNK: u64 = 1 << 17;
 /// The smallest parallel task (smaller inputs get smaller chunks, for at least four rounds).
 const MIN_CHUNK: u64 = 1 << 14;
 /// Tasks per worker in one round. More than one lets the others take over the work of a worker
-/// that falls behind (the machine may be shared).
-const TASKS_PER_WORKER: usize = 4;
+/// that falls behind (the machine may be shared); with eight, a round ends at most one task
+/// (an eighth of a worker's share) after its last worker could have finished.
+const TASKS_PER_WORKER: usize = 8;
 /// The most workers one execution uses.
 const MAX_THREADS: usize = 64;
 const MAX_TASKS: usize = MAX_THREADS * TASKS_PER_WORKER;
