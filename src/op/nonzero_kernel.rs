@@ -948,22 +948,27 @@ impl<O: Coord, const N: usize, const PACKED: bool> Emit for Rows<'_, O, N, PACKE
         );
         let (first, end) = (first_row as usize, (first_row + count) as usize);
         let last_col = self.geo.line - self.geo.first == N - 1;
-        // SAFETY (all arms): rows first .. end are in bounds (asserted above) and `end - first`
-        // is the number of set bits; the caller guarantees no other thread writes those rows.
-        // The AVX2 walks run only when the CPU has AVX2, BMI1 and POPCNT; the dense one only
-        // for a packed UINT32 output of up to four columns whose last is the line position.
+        // Why the walks below are sound: rows first .. end are in bounds (asserted above) and
+        // `end - first` is the number of set bits; the caller guarantees no other thread writes
+        // those rows. The AVX2 walks run only when the CPU has AVX2, BMI1 and POPCNT; the dense
+        // one only for a packed UINT32 output of up to four columns whose last is the line
+        // position.
         #[cfg(target_arch = "x86_64")]
         if self.isa == Isa::Avx2 {
             let dense = PACKED && !O::WIDE && N <= 4 && last_col;
             if dense && end - first >= DENSE_BITS * words.len() {
+                // SAFETY: see above; `dense` holds.
                 unsafe { walk_dense::<O, N, PACKED>(self, words, start, first, end) };
             } else if last_col {
+                // SAFETY: see above.
                 unsafe { walk_avx2::<O, N, PACKED, true>(self, words, start, first, end) };
             } else {
+                // SAFETY: see above.
                 unsafe { walk_avx2::<O, N, PACKED, false>(self, words, start, first, end) };
             }
             return count;
         }
+        // SAFETY: see above.
         unsafe {
             if last_col {
                 self.walk::<true>(words, start, first, end);
