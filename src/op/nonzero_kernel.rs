@@ -659,6 +659,20 @@ impl<O: Coord, const N: usize> Cursor<O, N> {
         }
     }
 
+    /// After dimension `d`'s index went past its size (by any amount), carries into the
+    /// dimensions before it.
+    #[cold]
+    fn carry(&mut self, g: &Geometry, mut d: usize) {
+        while d > g.first && self.idx[d] >= g.sizes[d] {
+            let q = self.idx[d] / g.sizes[d];
+            self.idx[d] %= g.sizes[d];
+            self.row[d - g.first] = O::from_u64(self.idx[d]);
+            d -= 1;
+            self.idx[d] += q;
+            self.row[d - g.first] = O::from_u64(self.idx[d]);
+        }
+    }
+
     #[inline(always)]
     fn next_line(&mut self, g: &Geometry) {
         self.line_start += g.width;
@@ -699,6 +713,8 @@ struct Rows<'a, O, const N: usize, const PACKED: bool> {
 /// Chunks with at least this many set bits per word on average are expanded eight elements at
 /// a time (AVX2) rather than bit by bit. Deciding per chunk keeps the branch predictable.
 const DENSE_BITS: usize = 12;
+/// Chunks with fewer set bits per word than this on average take the sparse walk.
+const SPARSE_BITS: usize = 2;
 /// Rows written unconditionally per word by the bit walk, before it loops over any others:
 /// a fixed trip count, so sparse words cost no mispredicted loop exit.
 const UNROLL: usize = 8;
@@ -804,6 +820,12 @@ impl<O: Coord, const N: usize, const PACKED: bool> Rows<'_, O, N, PACKED> {
     #[inline(always)]
     unsafe fn walk<const LAST: bool>(&self, words: &[u64], start: u64, first: usize, end: usize) {
         let g = &self.geo;
+        let span = 64 * words.len() as u64;
+        if end - first < SPARSE_BITS * words.len() && g.width >= 2 && g.width + span <= 1 << 32 {
+            // SAFETY: forwarded contract.
+            unsafe { self.walk_sparse::<LAST>(words, start, first) };
+            return;
+        }
         let xcol = g.line - g.first;
         let mut cur = Cursor::<O, N>::at(g, start);
         let mut row = first;
@@ -828,6 +850,64 @@ impl<O: Coord, const N: usize, const PACKED: bool> Rows<'_, O, N, PACKED> {
             }
         }
         debug_assert_eq!(row, end);
+    }
+}
+
+impl<O: Coord, const N: usize, const PACKED: bool> Rows<'_, O, N, PACKED> {
+    /// [`Rows::walk`] for a sparse chunk (fewer than [`SPARSE_BITS`] set bits per word on
+    /// average): the nonzero words are found 64 at a time from a summary word, so zero words
+    /// cost no branch, and each element's line comes from a multiply (Lemire's division by
+    /// the line width) rather than from stepping line by line, so changing lines costs no
+    /// branch either.
+    ///
+    /// # Safety
+    /// As for [`Rows::walk`]; the line width is at least 2 and the width plus the chunk's span
+    /// is at most 2^32 (so every offset into a line fits in 32 bits).
+    #[inline(always)]
+    unsafe fn walk_sparse<const LAST: bool>(&self, words: &[u64], start: u64, first: usize) {
+        let g = &self.geo;
+        let xcol = g.line - g.first;
+        let width = g.width;
+        // floor(x / width) == (x × magic) >> 64 for every x below 2^32.
+        let magic = u64::MAX / width + 1;
+        let outer = (g.line > g.first).then(|| g.line - 1);
+        let (dst, (rs, cs)) = (self.out.as_ptr(), self.strides());
+        let mut cur = Cursor::<O, N>::at(g, start);
+        let mut row = first;
+        for (gi, group) in words.chunks(64).enumerate() {
+            let mut summary = 0u64;
+            for (i, &w) in group.iter().enumerate() {
+                summary |= u64::from(w != 0) << i;
+            }
+            while summary != 0 {
+                let wi = gi * 64 + summary.trailing_zeros() as usize;
+                summary &= summary - 1;
+                let base = start + 64 * wi as u64;
+                let mut bits = words[wi];
+                loop {
+                    let pos = base + u64::from(bits.trailing_zeros());
+                    bits &= bits - 1;
+                    let x = pos - cur.line_start;
+                    let lines = ((u128::from(x) * u128::from(magic)) >> 64) as u64;
+                    cur.line_start += lines * width;
+                    if let Some(o) = outer {
+                        cur.idx[o] += lines;
+                        cur.row[o - g.first] = O::from_u64(cur.idx[o]);
+                        if cur.idx[o] >= g.sizes[o] {
+                            cur.carry(g, o);
+                        }
+                    }
+                    // SAFETY: one row per set bit from `first`: in bounds and ours.
+                    unsafe {
+                        put_at::<O, N, LAST>(dst, row * rs, cs, &cur.row, xcol, x - lines * width)
+                    };
+                    row += 1;
+                    if bits == 0 {
+                        break;
+                    }
+                }
+            }
+        }
     }
 }
 
