@@ -1209,3 +1209,32 @@ mod expand {
         row
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The sparse walk's division: floor(x / w) == (x × (u64::MAX / w + 1)) >> 64 for every
+    /// w from 2 and x below 2^32.
+    #[test]
+    fn lemire_division_is_exact_below_2_pow_32() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut widths: Vec<u64> = (2..600).collect();
+        widths.extend([1 << 16, (1 << 31) - 1, 1 << 31, (1 << 32) - 1, 3 << 30]);
+        widths.extend((0..200).map(|_| 2 + next() % ((1 << 32) - 2)));
+        for w in widths {
+            let magic = u64::MAX / w + 1;
+            let mut xs = vec![0, 1, w - 1, w, w + 1, (1 << 32) - 1, (1 << 32) - w];
+            xs.extend((0..200).map(|_| next() % (1 << 32)));
+            xs.extend((1..50).map(|k| (k * w).min((1 << 32) - 1)));
+            for x in xs {
+                let q = ((u128::from(x) * u128::from(magic)) >> 64) as u64;
+                assert_eq!(q, x / w, "x {x} w {w}");
+            }
+        }
+    }
+}
