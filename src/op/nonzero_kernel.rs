@@ -1,10 +1,18 @@
-//! The NONZERO_COORDINATES kernel (see `nonzero.rs` for how it works).
+//! The NONZERO_COORDINATES kernel (validation is in `nonzero.rs`).
 //!
 //! Two halves meet in [`drive`]: a [`Source`] turns a range of input elements into bitmask
-//! words (SIMD compare for a packed input, a gather for a strided one), and an [`Emit`] walks the
-//! set bits of those words and writes coordinate rows. Coordinates advance line by line: a
-//! line is the run of elements along the innermost dimension larger than 1, so within a line
-//! only one column changes and the others come from a template row.
+//! words (a SIMD compare for a packed input, a gather for a strided one, tiles for a
+//! transposed one), and an [`Emit`] walks the set bits of those words and writes coordinate
+//! rows. Coordinates advance line by line: a line is the run of elements along the innermost
+//! dimension larger than 1, so within a line only one column changes and the others come from
+//! a template row. How a chunk is walked depends on its density: sparse chunks find their
+//! nonzero words from a summary word, dense ones (AVX2, packed UINT32 output) expand eight
+//! elements at a time, the rest walk the set bits eight at a time.
+//!
+//! Small inputs run serially with their bitmask on the stack. Large ones run in rounds of
+//! chunks on the workers: each trip through the pool writes the rows of the previous round's
+//! chunks (a prefix sum of their counts gives each its first row) and masks the next round's.
+//! The input is read once; the scratch is two bitmasks per task.
 
 use rayon::prelude::*;
 
