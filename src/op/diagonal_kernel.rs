@@ -1,4 +1,10 @@
 //! The DIAGONAL_MATRIX1 / DIAGONAL_MATRIX kernel (see `diagonal.rs` for how it works).
+//!
+//! Packed outputs go row by row: rows under 64 bytes element by element with branch-free
+//! selects, wider ones as slice fills and copies, and outputs of 8 MiB and more through a
+//! [`StreamWriter`] (non-temporal stores, with runs merged across rows). Large outputs are
+//! split into row ranges across the workers. Strided layouts go segment by segment, element
+//! by element.
 
 use rayon::prelude::*;
 
