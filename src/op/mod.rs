@@ -118,10 +118,16 @@ pub(crate) struct Workers<'a> {
 }
 
 impl Workers<'_> {
-    /// Runs `f` where rayon's parallel iterators use this device's threads.
+    /// Runs `f` on one of this device's worker threads, so that the parallel iterators inside
+    /// it start from inside the pool instead of each being injected into it from outside while
+    /// the caller blocks. A one-thread device runs `f` on the caller's thread.
     pub fn run<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
         match self.pool {
+            _ if self.threads <= 1 => f(),
             Some(pool) => pool.install(f),
+            // The process-wide pool: `join` called from outside it runs both halves on its
+            // workers; from inside it, `f` runs right here.
+            None if rayon::current_thread_index().is_none() => rayon::join(f, || ()).0,
             None => f(),
         }
     }

@@ -1,10 +1,5 @@
-//! NONZERO_COORDINATES: validation (the kernel is in `nonzero_kernel.rs`).
-//!
-//! The kernel works in blocks of 64 input elements: it turns each block into a bitmask of its
-//! nonzero elements (FLOAT types mask off the sign bit, so ±0.0 is zero and NaN is not), then
-//! walks the set bits, advancing the coordinates incrementally. Large inputs run in rounds: each
-//! worker masks and counts its own chunk, a prefix sum gives each chunk its first row, and each
-//! worker writes its chunk's rows. The input is read once; scratch is one bitmask per worker.
+//! NONZERO_COORDINATES: validation. The kernel, and a description of how it works, is in
+//! `nonzero_kernel.rs`.
 
 use super::Config;
 use crate::dml::*;

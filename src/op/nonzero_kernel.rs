@@ -244,7 +244,7 @@ fn drive<U: Word>(
         (s, (s + chunk).min(m))
     };
     let nwords = |(s, e): (u64, u64)| ((e - s) as usize).div_ceil(64);
-    let total = in_pool(workers, || {
+    let total = workers.run(|| {
         cur.par_chunks_mut(per_chunk)
             .zip(cur_counts[..tasks].par_iter_mut())
             .enumerate()
@@ -295,19 +295,6 @@ fn drive<U: Word>(
         row
     });
     Ok(total)
-}
-
-/// Runs `f` on one of the workers' threads, so that the parallel iterators inside it (one per
-/// round) start from inside the pool rather than each being injected into it from outside (the
-/// global pool's case) and blocking the caller.
-fn in_pool<R: Send>(workers: Workers<'_>, f: impl FnOnce() -> R + Send) -> R {
-    workers.run(|| {
-        if rayon::current_thread_index().is_some() {
-            f()
-        } else {
-            rayon::join(f, || ()).0
-        }
-    })
 }
 
 /// Masks and writes every element on this thread, `words.len()` words at a time; returns the
