@@ -487,9 +487,11 @@ def _run_nonzero(device, x, dt, columns, out_dt, where):
     """NONZERO_COORDINATES on `x` (native order, ndim >= 1, nonempty) with packed coordinate
     rows of type `out_dt`; returns the rows as a new C-contiguous ``(count, columns)`` array.
 
-    The rows go into a new worst-case ``{M, columns}`` array that is then shrunk in place to
-    ``count`` rows (``ndarray.resize``, a ``realloc``): the library writes only the first
-    ``count`` rows, so only the result's memory is ever touched, and nothing is copied. At
+    The count is known only after execution, so the rows go to a worst-case ``{M, columns}``
+    buffer: up to SCRATCH_LIMIT bytes, this thread's scratch buffer (reused), whose first
+    ``count`` rows are copied into the result; above, a new array shrunk in place to ``count``
+    rows (``ndarray.resize``, a ``realloc``; the library writes only the first ``count``
+    rows, so the pages after them are never touched). At
     feature levels below 4.0 all three tensors get 4 or 5 dimensions (leading 1s), as
     DirectML requires there.
     """
@@ -522,16 +524,46 @@ def _run_nonzero(device, x, dt, columns, out_dt, where):
     totals = op.totals
     if strides is None and arr.nbytes < totals[0]:
         arr, addr = _bind_in(arr, dt, totals[0], where)
-    coords = T.alloc_result((m, columns), _NP_OF[out_dt])
+    np_dt = _NP_OF[out_dt]
     c32, a32, c64, a64 = _count_scratch()
-    if out_dt == C.DT_UINT32:
-        op.run(addr, a32, _addr(coords))
-        count = c32[0]
-    else:
-        op.run(addr, a64, _addr(coords))
-        count = c64[0]
+    count_addr = a32 if out_dt == C.DT_UINT32 else a64
+    worst = totals[2]
+    if worst <= SCRATCH_LIMIT:
+        # Into this thread's scratch buffer, then the `count` rows copied out.
+        scratch = _scratch(worst)
+        op.run(addr, count_addr, scratch)
+        count = c32[0] if out_dt == C.DT_UINT32 else c64[0]
+        coords = np.empty((count, columns), np_dt)
+        if count:
+            ctypes.memmove(_addr(coords), scratch, coords.nbytes)
+        return coords
+    # Into a new worst-case array, shrunk in place to `count` rows: only the rows written are
+    # ever touched (pages past them stay unmapped), nothing is copied.
+    coords = T.alloc_result((m, columns), np_dt)
+    op.run(addr, count_addr, _addr(coords))
+    count = c32[0] if out_dt == C.DT_UINT32 else c64[0]
     coords.resize((count, columns), refcheck=False)
     return coords
+
+
+# NONZERO_COORDINATES' worst-case coordinates up to this many bytes go to a per-thread scratch
+# buffer kept between calls (the count rows are then copied out); larger ones to a new array
+# shrunk in place.
+SCRATCH_LIMIT = 16 << 20
+
+
+def _scratch(nbytes):
+    """The address of this thread's scratch buffer, at least `nbytes` long."""
+    try:
+        buf, addr = _tls.scratch
+        if buf.nbytes >= nbytes:
+            return addr
+    except AttributeError:
+        pass
+    size = max(nbytes, 4096)
+    buf = T.alloc((size,), np.uint8)
+    _tls.scratch = (buf, _addr(buf))
+    return _tls.scratch[1]
 
 
 def nonzero_coordinates(x: ArrayLike, columns: Optional[int] = None, device: Optional[Device] = None) -> np.ndarray:
