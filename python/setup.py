@@ -6,12 +6,14 @@ own JSON messages say where, so CARGO_TARGET_DIR is honoured) and copies it next
 `directml_subset/__init__.py`. Set CARGO to use another cargo binary.
 """
 
+import atexit
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from setuptools import setup
@@ -110,7 +112,16 @@ class PlatformWheel(bdist_wheel):
         return "py3", "none", plat
 
 
+# Build products and metadata go to a temporary folder, never into the source tree (pip builds
+# a local directory in place): `pip install ./python` leaves no build/ or *.egg-info behind.
+SCRATCH = tempfile.mkdtemp(prefix="directml_subset-build-")
+atexit.register(shutil.rmtree, SCRATCH, True)
+
 setup(
     version=crate_version(),
     cmdclass={"build_py": BuildPyWithCargo, "bdist_wheel": PlatformWheel},
+    options={
+        "build": {"build_base": os.path.join(SCRATCH, "build")},
+        "egg_info": {"egg_base": SCRATCH},
+    },
 )

@@ -226,10 +226,42 @@ def _candidates():
     return [("the package", os.path.join(here, LIBRARY_FILE))]
 
 
+def _shadowing_source_folder():
+    """A message when this package is the repository's source folder (python/directml_subset,
+    which holds no built library) imported ahead of an installed copy, else None."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    python_dir = os.path.dirname(here)
+    if not (
+        os.path.isfile(os.path.join(python_dir, "setup.py"))
+        and os.path.isfile(os.path.join(os.path.dirname(python_dir), "Cargo.toml"))
+    ):
+        return None
+    installed = ""
+    try:
+        from importlib import metadata
+
+        dist = metadata.distribution("directml_subset")
+        location = str(dist.locate_file(""))
+        if os.path.abspath(location) != os.path.abspath(python_dir):
+            installed = f" (an installed copy is in {location})"
+    except Exception:
+        pass
+    return (
+        f"directml_subset: imported from the source folder {here}, which has no built library: "
+        f"the repository's python/ folder (the current directory, or on PYTHONPATH) is shadowing "
+        f"the installed package{installed}. Run Python from another directory, or set "
+        f"{ENV_LIBRARY} to a built {LIBRARY_FILE} (cargo build --release writes "
+        f"target/release/{LIBRARY_FILE}) to use the source folder as it is."
+    )
+
+
 def _load():
     (where, path), = _candidates()
     if not os.path.exists(path):
         if where.startswith("the package"):
+            shadow = _shadowing_source_folder()
+            if shadow:
+                raise ImportError(shadow)
             raise ImportError(
                 f"directml_subset: the bundled library {path} is missing. Install the package "
                 f"with `pip install ./python` from a clone of the repository (it builds the Rust "
@@ -280,6 +312,12 @@ def _load():
 
 lib = _load()
 LIBRARY_PATH = lib._dmls_path
+
+# dmls_operator_execute taking plain addresses (Python ints), for the prepared bindings of
+# _core._Prepared: no pointer conversions per call.
+operator_execute_raw = ctypes.CFUNCTYPE(c_int32, c_void_p, c_uint32, c_void_p, c_uint32, c_void_p)(
+    ctypes.cast(lib.dmls_operator_execute, c_void_p).value
+)
 
 
 def last_error_message():

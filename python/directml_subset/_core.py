@@ -1,10 +1,15 @@
 """Devices, operators and the numpy-facing functions."""
 
+from __future__ import annotations
+
 import ctypes
 import operator
+import sys
 import threading
+from typing import Optional, Sequence, Union
 
 import numpy as np
+from numpy.typing import ArrayLike, DTypeLike
 
 from . import _capi as C
 from . import _tensor as T
@@ -20,7 +25,7 @@ class DirectMLError(RuntimeError):
     ``dmls_`` function that failed and ``name`` the HRESULT's name (``"E_INVALIDARG"``).
     """
 
-    def __init__(self, hresult, message, function):
+    def __init__(self, hresult: int, message: str, function: str) -> None:
         self.hresult = hresult & 0xFFFFFFFF
         self.hresult_signed = self.hresult - (1 << 32) if self.hresult & 0x80000000 else self.hresult
         self.message = message
@@ -34,7 +39,7 @@ def _check(hr, function):
         raise DirectMLError(hr, C.last_error_message(), function)
 
 
-def version():
+def version() -> str:
     """The library's version (``dmls_version``)."""
     return lib.dmls_version().decode()
 
@@ -80,8 +85,13 @@ class Device:
     with extensions on. A device may be used from many threads at once.
     """
 
-    def __init__(self, feature_level=None, threads=0, extensions=False):
+    def __init__(
+        self, feature_level: Union[None, int, str] = None, threads: int = 0, extensions: bool = False
+    ) -> None:
         self._handle = None
+        # Operators already created for a layout (see OPERATOR_CACHE_SIZE), dropped on close.
+        self._ops = {}
+        self._ops_lock = threading.Lock()
         level = _parse_level(feature_level)
         threads = operator.index(threads)
         if not 0 <= threads <= C.UINT32_MAX:
@@ -140,9 +150,12 @@ class Device:
     def feature_level_name(self):
         return feature_level_name(self.feature_level)
 
-    def close(self):
-        """Releases the device (operators in flight keep what they need alive)."""
+    def close(self) -> None:
+        """Releases the device and its cached operators (calls in flight keep what they need
+        alive)."""
         h, self._handle = self._handle, None
+        with self._ops_lock:
+            self._ops = {}
         if h is not None:
             self._release(h)
 
@@ -183,9 +196,11 @@ _default = None
 _default_lock = threading.Lock()
 
 
-def default_device():
+def default_device() -> Device:
     """The shared device the functions use without ``device=``: newest level, extensions on."""
     global _default
+    if _default is not None:
+        return _default
     with _default_lock:
         if _default is None:
             _default = Device(extensions=True)
@@ -201,7 +216,7 @@ def _device(device):
 
 
 class _Operator:
-    """A dmls_operator created from an operator desc; released on close."""
+    """A dmls_operator created from an operator desc; released when closed or collected."""
 
     def __init__(self, device, op_type, desc):
         self.handle = None
@@ -212,25 +227,12 @@ class _Operator:
             "dmls_device_create_operator",
         )
         self.handle = h
-
-    def execute(self, inputs, outputs):
-        """`inputs`: Bound or None (DML_BINDING_TYPE_NONE) per slot; `outputs`: Bound per slot."""
-        n_in, n_out = len(inputs), len(outputs)
-        ins = (C.DML_BINDING_DESC * max(n_in, 1))()
-        for i, b in enumerate(inputs):
-            ins[i] = C.DML_BINDING_DESC(C.DML_BINDING_TYPE_NONE, None) if b is None else b.binding_desc
-        outs = (C.DML_BINDING_DESC * max(n_out, 1))()
-        for i, b in enumerate(outputs):
-            outs[i] = b.binding_desc
-        _check(
-            lib.dmls_operator_execute(self.handle, n_in, ins if n_in else None, n_out, outs),
-            "dmls_operator_execute",
-        )
+        self._release = lib.dmls_operator_release
 
     def close(self):
         h, self.handle = self.handle, None
         if h is not None:
-            lib.dmls_operator_release(h)
+            self._release(h)
 
     def __enter__(self):
         return self
@@ -238,82 +240,350 @@ class _Operator:
     def __exit__(self, *exc):
         self.close()
 
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+class _Prepared:
+    """A cached operator with its bindings prepared: `run(*addresses)` patches only the
+    `Buffer` of each bound slot and calls `dmls_operator_execute`.
+
+    Binding blocks (the DML_BINDING_DESC array and the DML_BUFFER_BINDINGs it points to, with
+    `SizeInBytes` set to each tensor's TotalTensorSizeInBytes) are taken from a pool, one per
+    call in flight, so threads never share one. The operator is released when the last
+    reference goes (a call in flight holds one), never under a running call.
+    """
+
+    __slots__ = ("op", "handle", "totals", "n_in", "n_out", "_kinds", "_pool", "run")
+
+    def __init__(self, device, op_type, desc, totals, input_kinds):
+        # `totals`: TotalTensorSizeInBytes per slot (None for an unbound input);
+        # `input_kinds`: per input slot, True when bound (False: DML_BINDING_TYPE_NONE).
+        self.op = _Operator(device, op_type, desc)
+        self.handle = self.op.handle.value
+        self.totals = totals
+        self.n_in = len(input_kinds)
+        self.n_out = len(totals) - self.n_in
+        self._kinds = list(input_kinds) + [True] * self.n_out
+        self._pool = []
+        self.run = self._runner()
+
+    def _block(self):
+        n = self.n_in + self.n_out
+        descs = (C.DML_BINDING_DESC * n)()
+        bindings = (C.DML_BUFFER_BINDING * n)()
+        for i, bound in enumerate(self._kinds):
+            if bound:
+                bindings[i].SizeInBytes = self.totals[i]
+                descs[i].Type = C.DML_BINDING_TYPE_BUFFER
+                descs[i].Desc = ctypes.addressof(bindings[i])
+            else:
+                descs[i].Type = C.DML_BINDING_TYPE_NONE
+        # Buffer is the first member of each 24-byte DML_BUFFER_BINDING: patched as a uint64.
+        buffers = (ctypes.c_uint64 * (3 * n)).from_buffer(bindings)
+        base = ctypes.addressof(descs)
+        outs = base + ctypes.sizeof(C.DML_BINDING_DESC) * self.n_in
+        return (buffers, base if self.n_in else None, outs, descs, bindings)
+
+    def _runner(self):
+        """`run(*addresses)`: one address per bound slot, in slot order."""
+        pool, make, handle, n_in, n_out = self._pool, self._block, self.handle, self.n_in, self.n_out
+        slots = [3 * i for i, bound in enumerate(self._kinds) if bound]
+        def fail(hr):
+            raise DirectMLError(hr, C.last_error_message(), "dmls_operator_execute")
+
+        if slots == [0]:
+
+            def run(a):
+                blk = pool.pop() if pool else make()
+                blk[0][0] = a
+                hr = _execute(handle, n_in, blk[1], n_out, blk[2])
+                pool.append(blk)
+                if hr < 0:
+                    fail(hr)
+
+        elif slots == [0, 3]:
+
+            def run(a, b):
+                blk = pool.pop() if pool else make()
+                buf = blk[0]
+                buf[0] = a
+                buf[3] = b
+                hr = _execute(handle, n_in, blk[1], n_out, blk[2])
+                pool.append(blk)
+                if hr < 0:
+                    fail(hr)
+
+        elif slots == [0, 3, 6]:
+
+            def run(a, b, c):
+                blk = pool.pop() if pool else make()
+                buf = blk[0]
+                buf[0] = a
+                buf[3] = b
+                buf[6] = c
+                hr = _execute(handle, n_in, blk[1], n_out, blk[2])
+                pool.append(blk)
+                if hr < 0:
+                    fail(hr)
+
+        else:
+
+            def run(*addresses):
+                blk = pool.pop() if pool else make()
+                buf = blk[0]
+                for i, a in zip(slots, addresses):
+                    buf[i] = a
+                hr = _execute(handle, n_in, blk[1], n_out, blk[2])
+                pool.append(blk)
+                if hr < 0:
+                    fail(hr)
+
+        return run
+
+
+_execute = C.operator_execute_raw
+
+# The operators a device has created, per device: at most this many, the oldest dropped first.
+OPERATOR_CACHE_SIZE = 256
+
+
+def _prepared(device, key, make):
+    """The cached operator for `key` on `device`, made by `make()` (a _Prepared) on a miss."""
+    op = device._ops.get(key)
+    if op is not None and device._handle is not None:
+        return op
+    device._h()  # a closed device raises
+    op = make()
+    with device._ops_lock:
+        cache = device._ops
+        if key not in cache:
+            while len(cache) >= OPERATOR_CACHE_SIZE:
+                del cache[next(iter(cache))]
+            cache[key] = op
+    return op
+
+
+# A numpy array's data pointer. `a.ctypes.data` costs about a microsecond; the pointer is the
+# first field after the object header of numpy's PyArrayObject (public, stable layout), read
+# here directly once checked at import against `a.ctypes.data` (with a fallback).
+def _addr_slow(a):
+    return a.ctypes.data
+
+
+def _pick_addr():
+    off = ctypes.sizeof(ctypes.c_ssize_t) + ctypes.sizeof(ctypes.c_void_p)  # PyObject_HEAD
+    read = ctypes.c_void_p.from_address
+
+    def fast(a):
+        return read(id(a) + off).value or 0
+
+    try:
+        base = np.arange(64, dtype=np.float64)
+        samples = [base, base[3:], base[::2], base.reshape(8, 8).T, np.empty(0), np.zeros((2, 3), np.uint8)[1:]]
+        if all(fast(s) == s.ctypes.data for s in samples):
+            return fast
+    except Exception:
+        pass
+    return _addr_slow
+
+
+_addr = _pick_addr()
+
+# Native-order numpy dtypes -> DML_TENSOR_DATA_TYPE, for the fast path (bool stores as UINT8).
+_FAST_DT = {np.dtype(k): v for k, v in {
+    np.bool_: C.DT_UINT8, np.uint8: C.DT_UINT8, np.uint16: C.DT_UINT16, np.uint32: C.DT_UINT32,
+    np.uint64: C.DT_UINT64, np.int8: C.DT_INT8, np.int16: C.DT_INT16, np.int32: C.DT_INT32,
+    np.int64: C.DT_INT64, np.float16: C.DT_FLOAT16, np.float32: C.DT_FLOAT32, np.float64: C.DT_FLOAT64,
+}.items()}
+
+_tls = threading.local()
+
+
+def _count_scratch():
+    """This thread's buffers for NONZERO_COORDINATES' count (UINT32 and UINT64)."""
+    try:
+        return _tls.count
+    except AttributeError:
+        c32 = (ctypes.c_uint32 * 4)()
+        c64 = (ctypes.c_uint64 * 2)()
+        _tls.count = (c32, ctypes.addressof(c32), c64, ctypes.addressof(c64))
+        return _tls.count
+
+
+def _bind_in(x, dt, total, where):
+    """(array kept alive, address) for input `x` (native order) bound packed; copies it only
+    when it is not C-contiguous, not aligned to its element size, or shorter than `total`."""
+    a = _addr(x)
+    if x.flags.c_contiguous and a % x.itemsize == 0 and x.nbytes >= total:
+        return x, a
+    b = T.bind_input(np.ascontiguousarray(x), dt, where=where)
+    return b.array, b.address
+
+
+def _input_layout(x, dt, where):
+    """(array, address, strides or None) for binding `x` as it is laid out (strided arrays
+    without a copy when DirectML can express their strides)."""
+    a = _addr(x)
+    if x.flags.c_contiguous and a % x.itemsize == 0:
+        return x, a, None
+    T.check_sizes(x.shape, where)
+    b = T.bind_input(x, dt, where=where)
+    return b.array, b.address, b.desc.strides
+
+
+def _empty(shape, dtype, total):
+    """A new C-contiguous array of at least `total` bytes (TotalTensorSizeInBytes rounds up)."""
+    out = np.empty(shape, dtype)
+    if out.nbytes >= total:
+        return out
+    return T.alloc(shape, dtype)
+
 
 # ---------------------------------------------------------------------------------------------
 # NONZERO_COORDINATES
 
 
 def _nonzero_input(x, where):
-    x = np.asarray(x)
-    dt = T.data_type(x.dtype, where)
-    return T.storage(x), dt
+    if type(x) is not np.ndarray:
+        x = np.asarray(x)
+    dt = _FAST_DT.get(x.dtype)
+    if dt is None:
+        dt = T.data_type(x.dtype, where)
+        x = T.storage(x)
+    return x, dt
 
 
 def _pad_shape(shape, dims):
     return (1,) * (dims - len(shape)) + tuple(shape)
 
 
-def _run_nonzero(device, x, dt, columns, wide, coords_layout, where):
-    """Runs NONZERO_COORDINATES on `x` (native order, ndim >= 1, nonempty).
+def _make_nonzero(device, shape, dt, strides, columns, out_dt, coords_sizes, count_dims, where):
+    def make():
+        in_desc = T.TensorDesc(dt, shape, strides, where)
+        count_desc = T.TensorDesc(out_dt, [1] * count_dims, where=where)
+        coords_desc = T.TensorDesc(out_dt, coords_sizes, where=where)
+        desc = C.DML_NONZERO_COORDINATES_OPERATOR_DESC(
+            in_desc.pointer(), count_desc.pointer(), coords_desc.pointer()
+        )
+        return _Prepared(
+            device,
+            C.DML_OPERATOR_NONZERO_COORDINATES,
+            desc,
+            [in_desc.total, count_desc.total, coords_desc.total],
+            [True],
+        )
 
-    `coords_layout(M, N, dt_out)` returns (array to bind, element strides or None); the array is
-    the coordinates buffer. Returns (count, buffer). At feature levels below 4.0 all three
-    tensors get 4 or 5 dimensions (leading 1s), as DirectML requires there.
+    return make
+
+
+_NP_OF = {C.DT_UINT32: np.uint32, C.DT_UINT64: np.uint64, C.DT_INT64: np.int64}
+
+
+def _run_nonzero(device, x, dt, columns, out_dt, where):
+    """NONZERO_COORDINATES on `x` (native order, ndim >= 1, nonempty) with packed coordinate
+    rows of type `out_dt`; returns the rows as a new C-contiguous ``(count, columns)`` array.
+
+    The count is known only after execution, so the rows go to a worst-case ``{M, columns}``
+    buffer: up to SCRATCH_LIMIT bytes, this thread's scratch buffer (reused), whose first
+    ``count`` rows are copied into the result; above, a new array shrunk in place to ``count``
+    rows (``ndarray.resize``, a ``realloc``; the library writes only the first ``count``
+    rows, so the pages after them are never touched). At
+    feature levels below 4.0 all three tensors get 4 or 5 dimensions (leading 1s), as
+    DirectML requires there.
     """
-    fl3 = device.feature_level < C.FEATURE_LEVELS["4_0"]
-    dims = max(4, x.ndim) if fl3 else x.ndim
-    if fl3 and x.ndim < dims:
-        x = x.reshape(_pad_shape(x.shape, dims))
+    fl3 = device.feature_level < 0x4000
+    ndim = x.ndim
+    if fl3 and ndim < 4:
+        x = x.reshape(_pad_shape(x.shape, 4))
+    shape = x.shape
     m = x.size
-    out_dt = (C.DT_INT64 if wide == "int64" else C.DT_UINT64) if wide else C.DT_UINT32
-    count_dims = dims if fl3 else 1
-    lead = [1] * ((dims - 2) if fl3 else 0)
-    T.check_sizes(x.shape, where)
-    bound_in = T.bind_input(x, dt, where=where)
-    count_desc = T.TensorDesc(out_dt, [1] * count_dims, where=where)
-    coords_arr, coords_strides = coords_layout(m, columns, out_dt)
     if m <= C.UINT32_MAX:
-        coords_sizes = lead + [m, columns]
-        if coords_strides is not None:
-            coords_strides = [0] * len(lead) + list(coords_strides)
+        coords_sizes = (1,) * (x.ndim - 2 if fl3 else 0) + (m, columns)
     else:
         # More rows than a 32-bit M: with 64-bit outputs (an extension) the rows may spread
-        # over the dimensions before N; packed, they spread like the input's own dimensions.
-        assert coords_strides is None and wide
+        # over the dimensions before N, as the input's own dimensions.
         if fl3 or x.ndim + 1 > C.MAX_DIMS:
             raise ValueError(
                 f"{where}: the input has {m} elements, more than a 32-bit M; its coordinates "
                 f"need {x.ndim + 1} dimensions (the input's and N), more than this device allows"
             )
-        coords_sizes = list(x.shape) + [columns]
-    coords_desc = T.TensorDesc(out_dt, coords_sizes, coords_strides, where=where)
-    desc = C.DML_NONZERO_COORDINATES_OPERATOR_DESC(
-        bound_in.desc.pointer(), count_desc.pointer(), coords_desc.pointer()
-    )
-    with _Operator(device, C.DML_OPERATOR_NONZERO_COORDINATES, desc) as op:
-        count_arr = T.alloc((1,), np.uint64 if wide else np.uint32, zero=True)
-        buf = coords_arr()
-        op.execute([bound_in], [T.bind_output(count_arr, count_desc), T.bind_output(buf, coords_desc)])
-    return int(count_arr[0]), buf
+        coords_sizes = shape + (columns,)
+    count_dims = x.ndim if fl3 else 1
+    arr, addr, strides = _input_layout(x, dt, where)
+    key = (C.DML_OPERATOR_NONZERO_COORDINATES, dt, shape, None if strides is None else tuple(strides), columns, out_dt, coords_sizes, count_dims)
+    op = device._ops.get(key)
+    if op is None or device._handle is None:
+        T.check_sizes(shape, where)
+        op = _prepared(
+            device, key, _make_nonzero(device, shape, dt, strides, columns, out_dt, coords_sizes, count_dims, where)
+        )
+    totals = op.totals
+    if strides is None and arr.nbytes < totals[0]:
+        arr, addr = _bind_in(arr, dt, totals[0], where)
+    np_dt = _NP_OF[out_dt]
+    c32, a32, c64, a64 = _count_scratch()
+    count_addr = a32 if out_dt == C.DT_UINT32 else a64
+    worst = totals[2]
+    if worst <= SCRATCH_LIMIT:
+        # Into this thread's scratch buffer, then the `count` rows copied out.
+        scratch = _scratch(worst)
+        op.run(addr, count_addr, scratch)
+        count = c32[0] if out_dt == C.DT_UINT32 else c64[0]
+        coords = np.empty((count, columns), np_dt)
+        if count:
+            ctypes.memmove(_addr(coords), scratch, coords.nbytes)
+        return coords
+    # Into a new worst-case array, shrunk in place to `count` rows: only the rows written are
+    # ever touched (pages past them stay unmapped), nothing is copied.
+    coords = T.alloc_result((m, columns), np_dt)
+    op.run(addr, count_addr, _addr(coords))
+    count = c32[0] if out_dt == C.DT_UINT32 else c64[0]
+    coords.resize((count, columns), refcheck=False)
+    return coords
 
 
-def nonzero_coordinates(x, columns=None, device=None):
-    """DML_OPERATOR_NONZERO_COORDINATES: the coordinates of ``x``'s nonzero elements.
+# NONZERO_COORDINATES' worst-case coordinates up to this many bytes go to a per-thread scratch
+# buffer kept between calls (the count rows are then copied out); larger ones to a new array
+# shrunk in place.
+SCRATCH_LIMIT = 16 << 20
 
-    Returns an array of shape ``(count, columns)``: one row per nonzero element in row-major
-    order, holding the element's last ``columns`` indices (default: all, ``x.ndim``). The
-    type is uint32, or uint64 when the worst case (``x.size * columns`` coordinates) exceeds
-    2**32 - 1, which needs a device with extensions (DMLS_DEVICE_FLAG_EXTENSIONS); a strict
-    device then raises DirectMLError naming the flag. With more than 2**32 - 1 input elements
-    the coordinates tensor is described as ``x.shape + (columns,)`` (the extension lets rows
-    spread over the dimensions before N). ``columns`` must lie between ``x``'s effective rank (ignoring leading
-    dimensions of size 1) and ``x.ndim``, as DirectML requires. ±0.0 is zero; NaN is not.
+
+def _scratch(nbytes):
+    """The address of this thread's scratch buffer, at least `nbytes` long."""
+    try:
+        buf, addr = _tls.scratch
+        if buf.nbytes >= nbytes:
+            return addr
+    except AttributeError:
+        pass
+    size = max(nbytes, 4096)
+    buf = T.alloc((size,), np.uint8)
+    _tls.scratch = (buf, _addr(buf))
+    return _tls.scratch[1]
+
+
+def nonzero_coordinates(x: ArrayLike, columns: Optional[int] = None, device: Optional[Device] = None) -> np.ndarray:
+    """DirectML's ``DML_OPERATOR_NONZERO_COORDINATES``: the coordinates of ``x``'s nonzero elements.
+
+    Returns a new C-contiguous array of shape ``(count, columns)``: one row per nonzero
+    element in row-major order, holding the element's last ``columns`` indices (default: all,
+    ``x.ndim``). The type is uint32, or uint64 when the worst case (``x.size * columns``
+    coordinates) exceeds 2**32 - 1, which needs a device with extensions
+    (DMLS_DEVICE_FLAG_EXTENSIONS); a strict device then raises DirectMLError naming the flag.
+    With more than 2**32 - 1 input elements the coordinates tensor is described as
+    ``x.shape + (columns,)`` (the extension lets rows spread over the dimensions before N).
+    ``columns`` must lie between ``x``'s effective rank (ignoring leading dimensions of size
+    1) and ``x.ndim``, as DirectML requires. ±0.0 is zero; NaN is not.
 
     A 0-d input is treated as shape ``[1]`` (DirectML tensors have at least one dimension).
     An empty input skips the library and gives ``(0, columns)``.
     """
     where = "nonzero_coordinates"
-    device = _device(device)
+    device = _default if device is None and _default is not None else _device(device)
     x, dt = _nonzero_input(x, where)
     if x.ndim == 0:
         x = x.reshape(1)
@@ -327,93 +597,51 @@ def nonzero_coordinates(x, columns=None, device=None):
     # A tensor holds at most 2^32 - 1 elements unless the outputs are 64-bit (an extension):
     # the coordinates tensor {M, columns} decides.
     wide = x.size * max(columns, 1) > C.UINT32_MAX
-    out_np = np.uint64 if wide else np.uint32
-
-    def layout(m, n, out_dt):
-        return (lambda: T.alloc((m, n), out_np)), None
-
-    count, buf = _run_nonzero(device, x, dt, columns, "uint64" if wide else False, layout, where)
-    return buf[:count].copy()
+    return _run_nonzero(device, x, dt, columns, C.DT_UINT64 if wide else C.DT_UINT32, where)
 
 
-def onnx_nonzero(x, device=None):
-    """ONNX NonZero: the indices of ``x``'s nonzero elements as int64 ``[x.ndim, nnz]``.
+def onnx_nonzero(x: ArrayLike, device: Optional[Device] = None) -> np.ndarray:
+    """ONNX ``NonZero`` on DirectML's ``DML_OPERATOR_NONZERO_COORDINATES``: the indices of
+    ``x``'s nonzero elements as int64 ``[x.ndim, nnz]``.
 
     A 0-d input gives shape ``(0, nnz)`` (ONNX's rule, unlike numpy). Inputs: bool, every
     integer width, float16, float32, float64; other types (strings, complex, bfloat16, ...)
-    raise TypeError. Runs as ONNX Runtime's DirectML provider does: NONZERO_COORDINATES into a
-    worst-case ``{M, rank}`` buffer written transposed through output strides, then sliced to
-    ``nnz`` columns. With a strict device the coordinates are UINT32 written with strides
-    ``{2, 2*M}`` into the low halves of a zeroed int64 buffer (ONNX Runtime's trick); with
-    extensions they are INT64 written with strides ``{1, M}``. Empty inputs skip the library.
+    raise TypeError. NONZERO_COORDINATES writes packed ``{M, rank}`` coordinate rows (its
+    fastest layout) into a worst-case array that is shrunk in place to ``nnz`` rows; the
+    result is that array transposed, a new Fortran-ordered ``[rank, nnz]`` array (no copy;
+    ``np.ascontiguousarray`` makes it C-ordered). With extensions (the default device) the
+    coordinates are INT64; a strict device writes UINT32 rows, converted here to a new int64
+    array. Empty inputs skip the library.
     """
     where = "onnx_nonzero"
-    device = _device(device)
+    device = _default if device is None and _default is not None else _device(device)
     x, dt = _nonzero_input(x, where)
-    if x.ndim == 0:
-        count, _ = _onnx_coords(device, x.reshape(1), dt, where)
+    ndim = x.ndim
+    if ndim == 0:
+        count = _onnx_coords(device, x.reshape(1), dt, where).shape[1]
         return np.zeros((0, count), np.int64)
     if x.size == 0:
-        return np.zeros((x.ndim, 0), np.int64)
-    max_dims = 5 if device.feature_level < C.FEATURE_LEVELS["4_0"] else C.MAX_DIMS
-    if x.ndim <= max_dims:
-        return _onnx_coords(device, x, dt, where)[1]
+        return np.zeros((ndim, 0), np.int64)
+    max_dims = 5 if device.feature_level < 0x4000 else C.MAX_DIMS
+    if ndim <= max_dims:
+        return _onnx_coords(device, x, dt, where)
     # More dimensions than a DirectML tensor has: merge the leading ones (a view when the layout
     # allows, else a copy) and unravel them afterwards.
     keep = max_dims - 1
-    lead_shape = x.shape[: x.ndim - keep]
-    merged = x.reshape((-1,) + x.shape[x.ndim - keep :])
-    _, coords = _onnx_coords(device, merged, dt, where)
+    lead_shape = x.shape[: ndim - keep]
+    merged = x.reshape((-1,) + x.shape[ndim - keep :])
+    coords = _onnx_coords(device, merged, dt, where)
     lead = np.unravel_index(coords[0], lead_shape)
     return np.concatenate([np.stack(lead).astype(np.int64).reshape(len(lead_shape), -1), coords[1:]])
 
 
 def _onnx_coords(device, x, dt, where):
     m, n = x.size, x.ndim
-    use64 = device.extensions or m * n > C.UINT32_MAX
-
-    if m > C.UINT32_MAX:
-        # Too many rows for strides {1, M}: packed INT64 rows, transposed here.
-        def layout(m, n, out_dt):
-            return (lambda: T.alloc((m, n), np.int64)), None
-
-        count, buf = _run_nonzero(device, x, dt, n, "int64", layout, where)
-        return count, np.ascontiguousarray(buf[:count].T)
-    if use64:
-        # INT64 coordinates straight into an int64 [N, M] buffer: element (i, j) at j * M + i.
-        holder = {}
-
-        def layout(m, n, out_dt):
-            def make():
-                holder["buf"] = T.alloc((n, m), np.int64)
-                return holder["buf"]
-
-            return make, [1, m]
-
-        count, buf = _run_nonzero(device, x, dt, n, "int64", layout, where)
-        return count, np.ascontiguousarray(buf[:, :count])
-    if 2 * m <= C.UINT32_MAX:
-        # ONNX Runtime's layout: a UINT32 view of a zeroed int64 [N, M] buffer, strides {2, 2M},
-        # so coordinate (i, j) lands in the low half of int64 element (j, i).
-        holder = {}
-
-        def layout(m, n, out_dt):
-            def make():
-                buf64 = T.alloc((n, m), np.int64, zero=True)
-                holder["buf64"] = buf64
-                u32 = buf64.reshape(-1).view(np.uint32)
-                return u32 if T.LITTLE_ENDIAN else u32[1:]
-
-            return make, [2, 2 * m]
-
-        count, _ = _run_nonzero(device, x, dt, n, False, layout, where)
-        return count, np.ascontiguousarray(holder["buf64"][:, :count])
-    # Strides {2, 2M} do not fit 32 bits: packed UINT32 rows, transposed here.
-    def layout(m, n, out_dt):
-        return (lambda: T.alloc((m, n), np.uint32)), None
-
-    count, buf = _run_nonzero(device, x, dt, n, False, layout, where)
-    return count, np.ascontiguousarray(buf[:count].T.astype(np.int64))
+    if device.extensions or m * n > C.UINT32_MAX:
+        # INT64 rows (a strict device refuses them, naming the flag).
+        return _run_nonzero(device, x, dt, n, C.DT_INT64, where).T
+    rows = _run_nonzero(device, x, dt, n, C.DT_UINT32, where)
+    return rows.T.astype(np.int64, order="C")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -427,84 +655,182 @@ def _int32(v, name, where):
     return v
 
 
+def _convert_value(value, dtype, where):
+    """`value` as a numpy scalar of `dtype`, converted as DIAGONAL_MATRIX converts its FLOAT
+    Value: to an integer type by truncating toward zero and saturating to the type's range
+    (NaN becomes 0; integers, exact, saturate too); to bool as nonzero-and-not-NaN; to a float
+    type by numpy's rounding (to nearest, overflow to ±inf)."""
+    if isinstance(value, np.ndarray):
+        if value.ndim != 0:
+            raise ValueError(f"{where}: value must be a scalar, got an array of shape {value.shape}")
+        value = value[()]
+    if isinstance(value, (complex, np.complexfloating)):
+        raise TypeError(f"{where}: value is complex ({value!r}); DirectML's Value is a real scalar")
+    if dtype.kind == "f":
+        with np.errstate(over="ignore"):
+            return np.asarray(value, dtype=dtype).reshape(())
+    if isinstance(value, (bool, np.bool_)):
+        v = int(value)
+    else:
+        try:
+            v = operator.index(value)  # Python and numpy integers: exact
+        except TypeError:
+            try:
+                f = float(value)
+            except (TypeError, ValueError):
+                raise TypeError(f"{where}: value {value!r} is not a number") from None
+            if f != f:
+                v = 0
+            elif f in (float("inf"), float("-inf")):
+                v = 1 if f > 0 else -1
+                v *= 2**64
+            else:
+                v = int(f)  # truncates toward zero
+    if dtype.kind == "b":
+        return np.asarray(v != 0, dtype=dtype).reshape(())
+    info = np.iinfo(dtype)
+    return np.asarray(min(max(v, int(info.min)), int(info.max)), dtype=dtype).reshape(())
+
+
 def _scalar(value, dtype, where):
-    """The DML_SCALAR_UNION holding `value` converted to `dtype` (bool as UINT8)."""
-    v = np.asarray(value, dtype=dtype).reshape(())
-    v = T.storage(v)
-    u = C.DML_SCALAR_UNION()
+    """(DML_SCALAR_UNION, its bytes) holding `value` converted to `dtype` (bool as UINT8)."""
+    v = T.storage(_convert_value(value, dtype, where))
     raw = v.tobytes()
-    for i, b in enumerate(raw):
-        u.Bytes[i] = b
-    return u
+    u = C.DML_SCALAR_UNION()
+    ctypes.memmove(ctypes.addressof(u), raw, len(raw))
+    return u, raw
 
 
-def _run_diagonal1(device, dt, shape, begin, end, value_union, x_bound, out_array, where, out_dt):
-    """DIAGONAL_MATRIX1 into `out_array` (or a new array), with `x_bound` the input or None."""
-    out_bound = None
+_ZERO_UNION = C.DML_SCALAR_UNION()
+
+
+def _make_diagonal1(device, dt, shape, in_strides, has_input, out_strides, value_union, begin, end, where):
+    def make():
+        in_desc = T.TensorDesc(dt, shape, in_strides, where) if has_input else None
+        out_desc = T.TensorDesc(dt, shape, out_strides, where)
+        desc = C.DML_DIAGONAL_MATRIX1_OPERATOR_DESC(
+            None if in_desc is None else in_desc.pointer(), out_desc.pointer(), dt, value_union, begin, end
+        )
+        return _Prepared(
+            device,
+            C.DML_OPERATOR_DIAGONAL_MATRIX1,
+            desc,
+            [None if in_desc is None else in_desc.total, out_desc.total],
+            [has_input],
+        )
+
+    return make
+
+
+def _diagonal1_op(device, dt, shape, in_strides, has_input, out_strides, value, begin, end, where):
+    """The cached DIAGONAL_MATRIX1 operator; `value` is (union, bytes)."""
+    key = (
+        C.DML_OPERATOR_DIAGONAL_MATRIX1,
+        dt,
+        shape,
+        has_input,
+        None if in_strides is None else tuple(in_strides),
+        None if out_strides is None else tuple(out_strides),
+        value[1],
+        begin,
+        end,
+    )
+    op = device._ops.get(key)
+    if op is None or device._handle is None:
+        op = _prepared(
+            device, key, _make_diagonal1(device, dt, shape, in_strides, has_input, out_strides, value[0], begin, end, where)
+        )
+    return op
+
+
+def _run_diagonal1(device, dt, shape, begin, end, value, x, out_array, where, out_dt):
+    """DIAGONAL_MATRIX1 into `out_array` (or a new array), with `x` the input (native-order
+    storage) or None; `value` is (union, bytes)."""
+    x_arr = x_addr = x_strides = None
+    if x is not None:
+        x_arr, x_addr, x_strides = _input_layout(x, dt, where)
+    out_strides = None
+    out_addr = None
     temp = False
     if out_array is not None:
         strides = T.bindable(out_array)
         if strides is not None:
-            out_bound = T.Bound(
-                out_array,
-                T.TensorDesc(dt, shape, None if out_array.flags.c_contiguous else strides, where),
-                False,
-            )
-            if x_bound is not None and x_bound.overlaps(out_bound):
-                same = (
-                    x_bound.address == out_bound.address
-                    and x_bound.desc.sizes == out_bound.desc.sizes
-                    and _norm(x_bound.desc) == _norm(out_bound.desc)
-                )
-                if not same:
-                    out_bound = None
-        if out_bound is None:
+            out_strides = None if out_array.flags.c_contiguous else strides
+            out_addr = _addr(out_array)
+            if x_arr is not None:
+                x_total = T.TensorDesc(dt, shape, x_strides, where).total
+                o_total = T.TensorDesc(dt, shape, out_strides, where).total
+                overlaps = x_addr < out_addr + o_total and out_addr < x_addr + x_total
+                if overlaps:
+                    same = x_addr == out_addr and _norm(shape, x_strides) == _norm(shape, out_strides)
+                    if not same:
+                        out_addr = None
+        if out_addr is None:
             temp = True
-    if out_bound is None:
-        arr = T.alloc(shape, out_dt)
-        out_bound = T.Bound(arr, T.TensorDesc(dt, shape, None, where), False)
-    desc = C.DML_DIAGONAL_MATRIX1_OPERATOR_DESC(
-        None if x_bound is None else x_bound.desc.pointer(),
-        out_bound.desc.pointer(),
-        dt,
-        value_union,
-        begin,
-        end,
-    )
-    with _Operator(device, C.DML_OPERATOR_DIAGONAL_MATRIX1, desc) as op:
-        op.execute([x_bound], [out_bound])
+            out_strides = None
+    op = _diagonal1_op(device, dt, shape, x_strides, x is not None, out_strides, value, begin, end, where)
+    if x_arr is not None and x_strides is None and x_arr.nbytes < op.totals[0]:
+        if out_addr is not None and out_addr == x_addr:
+            pass  # in place: `out` was checked by T.bindable to hold the total
+        else:
+            x_arr, x_addr = _bind_in(x_arr, dt, op.totals[0], where)
+    if out_addr is None:
+        res = _empty(shape, out_dt, op.totals[1])
+        out_addr = _addr(res)
+    else:
+        res = out_array
+    if x_arr is None:
+        op.run(out_addr)
+    else:
+        op.run(x_addr, out_addr)
     if temp:
-        out_array[...] = out_bound.array
+        out_array[...] = res
         return out_array
-    return out_bound.array
+    return res
 
 
-def _norm(desc):
-    """A desc's strides with packed made explicit (to compare layouts)."""
-    if desc.strides is not None:
-        return [0 if s == 1 else st for s, st in zip(desc.sizes, desc.strides)]
+def _norm(shape, strides):
+    """Strides with packed made explicit (to compare layouts)."""
+    if strides is not None:
+        return [0 if s == 1 else st for s, st in zip(shape, strides)]
     out, acc = [], 1
-    for s in reversed(desc.sizes):
+    for s in reversed(shape):
         out.append(0 if s == 1 else acc)
         acc *= s
     return out[::-1]
 
 
-def diagonal_matrix(shape, dtype, begin, end, value=1, input=None, out=None, device=None):
-    """DML_OPERATOR_DIAGONAL_MATRIX1.
+def diagonal_matrix(
+    shape: Optional[Union[int, Sequence[int]]],
+    dtype: DTypeLike,
+    begin: int,
+    end: int,
+    value: Union[int, float, bool, np.generic] = 1,
+    input: Optional[ArrayLike] = None,
+    out: Optional[np.ndarray] = None,
+    device: Optional[Device] = None,
+) -> np.ndarray:
+    """DirectML's ``DML_OPERATOR_DIAGONAL_MATRIX1`` (no ONNX operator of its own; ONNX Trilu
+    is built on it, see ``trilu``).
 
     For each element with column x and row y (the last two dimensions), with ``topX = x - y``:
     ``useValue = (end >= begin) ^ (topX >= begin) ^ (topX < end)``; the element is ``value``
     where useValue, else ``input``'s element (or 0 without ``input``). ``shape`` has 2 to 4
     dimensions; ``dtype`` is any of the 11 DirectML types or bool (passed as UINT8); ``shape``
     and ``dtype`` may be None to take them from ``input`` or ``out``. ``begin`` and ``end``
-    are 32-bit (DirectML's INT). ``value`` is converted to ``dtype`` by numpy.
+    are 32-bit (DirectML's INT).
+
+    ``value`` is converted to ``dtype`` as DIAGONAL_MATRIX converts its FLOAT Value: for an
+    integer type it is truncated toward zero and saturated to the type's range (NaN becomes
+    0, ±inf the type's limits; integers are exact and saturate too, so ``1e10`` and
+    ``10**10`` give 127 for int8); bool takes ``value != 0`` (NaN is False); float types round
+    to nearest (too large gives ±inf). Complex values and non-numbers raise TypeError.
 
     ``out`` (optional) receives the result and is returned; it may be ``input`` itself (the
     operator runs in place). An empty shape skips the library.
     """
     where = "diagonal_matrix"
-    device = _device(device)
+    device = _default if device is None and _default is not None else _device(device)
     if input is not None and not isinstance(input, np.ndarray):
         input = np.asarray(input, dtype=dtype)
     if out is not None and not isinstance(out, np.ndarray):
@@ -535,58 +861,59 @@ def diagonal_matrix(shape, dtype, begin, end, value=1, input=None, out=None, dev
             raise TypeError(f"{where}: {name} has dtype {a.dtype}, expected {dtype} (DirectML needs the same type)")
     if out is not None and not out.flags.writeable:
         raise ValueError(f"{where}: out is read-only")
-    value_union = _scalar(value, dtype, where)
+    value = _scalar(value, dtype, where)
     if 0 in shape:
         return out if out is not None else np.empty(shape, dtype)
     T.check_sizes(shape, where)
-    x_bound = None
-    if input is not None:
-        x_bound = T.bind_input(T.storage(input), dt, where=where)
+    x = None if input is None else T.storage(input)
     out_storage = None
     if out is not None:
         out_storage = out.view(np.uint8) if dtype.kind == "b" else out
         if not out.dtype.isnative:
             out_storage = None
     if out is not None and out_storage is None:
-        res = _run_diagonal1(device, dt, shape, begin, end, value_union, x_bound, None, where, dtype.newbyteorder("="))
+        res = _run_diagonal1(device, dt, shape, begin, end, value, x, None, where, dtype.newbyteorder("="))
         out[...] = res
         return out
     storage_dtype = np.uint8 if dtype.kind == "b" else dtype
-    res = _run_diagonal1(device, dt, shape, begin, end, value_union, x_bound, out_storage, where, storage_dtype)
+    res = _run_diagonal1(device, dt, shape, begin, end, value, x, out_storage, where, storage_dtype)
     if out is not None:
         return out
     return res.view(np.bool_) if dtype.kind == "b" else res
 
 
-def _batch(x, where):
-    """`x` as 2 to 4 dimensions: more than 4 merge the leading (batch) dimensions."""
-    if x.ndim < 2:
-        raise ValueError(f"{where}: input has {x.ndim} dimensions, needs at least 2")
-    if x.ndim > 4:
-        return x.reshape((-1,) + x.shape[-2:])
-    return x
+_ZERO = (_ZERO_UNION, b"")
 
 
-def trilu(x, k=0, upper=True, device=None):
-    """ONNX Trilu: the upper (``x - y >= k``) or lower (``x - y <= k``) triangle of the last two
-    dimensions of ``x``, zeros elsewhere. Runs as ONNX Runtime's DirectML provider does:
-    DIAGONAL_MATRIX1 with ``x`` as input, Value 0, and DiagonalFillBegin/End = INT32_MIN/k
-    (upper) or k+1/INT32_MAX (lower). ``k`` is first clamped to ``[-rows, columns]`` (any k
-    beyond gives the same result), so every Python int works. Inputs of 2 to 4 dimensions go
-    to the library as they are; more dimensions are merged into one batch dimension. Empty
-    inputs skip the library.
+def trilu(x: ArrayLike, k: int = 0, upper: bool = True, device: Optional[Device] = None) -> np.ndarray:
+    """ONNX ``Trilu`` on DirectML's ``DML_OPERATOR_DIAGONAL_MATRIX1``: the upper
+    (``x - y >= k``) or lower (``x - y <= k``) triangle of the last two dimensions of ``x``,
+    zeros elsewhere, as a new array.
+
+    Runs as ONNX Runtime's DirectML provider does: DIAGONAL_MATRIX1 with ``x`` as input, Value
+    0, and DiagonalFillBegin/End = INT32_MIN/k (upper) or k+1/INT32_MAX (lower). ``k`` is
+    first clamped to ``[-rows, columns]`` (any k beyond gives the same result), so every
+    Python int works. Inputs of 2 to 4 dimensions go to the library as they are; more
+    dimensions are merged into one batch dimension. Empty inputs skip the library.
     """
     where = "trilu"
-    device = _device(device)
-    x = np.asarray(x)
+    device = _default if device is None and _default is not None else _device(device)
+    if type(x) is not np.ndarray:
+        x = np.asarray(x)
     dtype = x.dtype
-    dt = T.data_type(dtype, where)
-    if x.ndim < 2:
-        raise ValueError(f"{where}: input has {x.ndim} dimensions, needs at least 2")
-    k = operator.index(k)
+    dt = _FAST_DT.get(dtype)
+    if dt is None:
+        dt = T.data_type(dtype, where)
+        x = T.storage(x)
+    shape = x.shape
+    ndim = len(shape)
+    if ndim < 2:
+        raise ValueError(f"{where}: input has {ndim} dimensions, needs at least 2")
+    if k.__class__ is not int:
+        k = operator.index(k)
     if x.size == 0:
-        return np.empty(x.shape, dtype)
-    h, w = x.shape[-2:]
+        return np.empty(shape, dtype)
+    h, w = shape[-2:]
     if h > 2**31 or w > C.INT32_MAX - 1:
         raise ValueError(
             f"{where}: a {h}x{w} matrix has diagonals beyond DirectML's 32-bit DiagonalFillBegin/End"
@@ -596,48 +923,70 @@ def trilu(x, k=0, upper=True, device=None):
         begin, end = C.INT32_MIN, k
     else:
         begin, end = k + 1, C.INT32_MAX
-    s = _batch(T.storage(x), where)
-    T.check_sizes(s.shape, where)
-    x_bound = T.bind_input(s, dt, where=where)
-    res = _run_diagonal1(device, dt, s.shape, begin, end, C.DML_SCALAR_UNION(), x_bound, None, where, s.dtype)
-    res = res.reshape(x.shape)
-    return res.view(np.bool_) if dtype.kind == "b" else res
+    if ndim > 4:
+        x = x.reshape((-1,) + shape[-2:])
+        T.check_sizes(x.shape, where)
+    elif max(shape) > C.UINT32_MAX:
+        T.check_sizes(shape, where)
+    res = _run_diagonal1(device, dt, x.shape, begin, end, _ZERO, x, None, where, x.dtype)
+    if ndim > 4:
+        res = res.reshape(shape)
+    return res.view(np.bool_) if dtype.kind == "b" and res.dtype.kind != "b" else res
 
 
-def eye_like(x, k=0, dtype=None, device=None):
-    """ONNX EyeLike: an array shaped like ``x`` with ones where ``column - row == k`` (in the
-    last two dimensions) and zeros elsewhere, of ``dtype`` (default ``x.dtype``). Runs as ONNX
-    Runtime's DirectML provider does: DML_OPERATOR_DIAGONAL_MATRIX with Offset k and Value 1.
+def _make_diagonal(device, dt, dims, k, where):
+    def make():
+        out_desc = T.TensorDesc(dt, dims, where=where)
+        desc = C.DML_DIAGONAL_MATRIX_OPERATOR_DESC(out_desc.pointer(), k, 1.0)
+        return _Prepared(device, C.DML_OPERATOR_DIAGONAL_MATRIX, desc, [out_desc.total], [])
+
+    return make
+
+
+def eye_like(x: ArrayLike, k: int = 0, dtype: Optional[DTypeLike] = None, device: Optional[Device] = None) -> np.ndarray:
+    """ONNX ``EyeLike`` on DirectML's ``DML_OPERATOR_DIAGONAL_MATRIX`` (not DIAGONAL_MATRIX1):
+    a new array shaped like ``x`` with ones where ``column - row == k`` (in the last two
+    dimensions) and zeros elsewhere, of ``dtype`` (default ``x.dtype``).
+
+    Runs as ONNX Runtime's DirectML provider does: DIAGONAL_MATRIX with Offset k and Value 1.
     ``k`` is clamped to ``[-rows, columns]`` first. ONNX defines EyeLike for 2 dimensions;
     2 to 4 go to the library as they are (a batch of matrices), more are merged into one batch
     dimension. At feature levels below 4.0 the output gets 4 dimensions (leading 1s), as
     DirectML requires there. Empty inputs skip the library.
     """
     where = "eye_like"
-    device = _device(device)
-    x = np.asarray(x)
-    dtype = (x.dtype if dtype is None else np.dtype(dtype)).newbyteorder("=")
-    dt = T.data_type(dtype, where)
-    if x.ndim < 2:
-        raise ValueError(f"{where}: input has {x.ndim} dimensions, needs at least 2")
-    k = operator.index(k)
+    device = _default if device is None and _default is not None else _device(device)
+    if type(x) is not np.ndarray:
+        x = np.asarray(x)
+    if dtype is None:
+        dtype = x.dtype
+        if not dtype.isnative:
+            dtype = dtype.newbyteorder("=")
+    else:
+        dtype = np.dtype(dtype).newbyteorder("=")
+    dt = _FAST_DT.get(dtype)
+    if dt is None:
+        dt = T.data_type(dtype, where)
     shape = x.shape
+    if len(shape) < 2:
+        raise ValueError(f"{where}: input has {len(shape)} dimensions, needs at least 2")
+    if k.__class__ is not int:
+        k = operator.index(k)
     if x.size == 0:
         return np.zeros(shape, dtype)
     h, w = shape[-2:]
     if h > 2**31 or w > C.INT32_MAX:
         raise ValueError(f"{where}: a {h}x{w} matrix has diagonals beyond DirectML's 32-bit Offset")
     k = min(max(k, -h), w)
-    run_shape = shape if len(shape) <= 4 else (-1,) + shape[-2:]
-    storage_dtype = np.dtype(np.uint8) if dtype.kind == "b" else dtype
-    out = T.alloc((int(np.prod(shape)),), storage_dtype).reshape(run_shape)
-    dims = out.shape
-    if device.feature_level < C.FEATURE_LEVELS["4_0"]:
+    dims = shape if len(shape) <= 4 else (x.size // (h * w), h, w)
+    if device.feature_level < 0x4000:
         dims = _pad_shape(dims, 4)
-    T.check_sizes(dims, where)
-    out_desc = T.TensorDesc(dt, dims, where=where)
-    desc = C.DML_DIAGONAL_MATRIX_OPERATOR_DESC(out_desc.pointer(), k, 1.0)
-    with _Operator(device, C.DML_OPERATOR_DIAGONAL_MATRIX, desc) as op:
-        op.execute([], [T.bind_output(out, out_desc)])
-    out = out.reshape(shape)
-    return out.view(np.bool_) if dtype.kind == "b" else out
+    key = (C.DML_OPERATOR_DIAGONAL_MATRIX, dt, dims, k)
+    op = device._ops.get(key)
+    if op is None or device._handle is None:
+        T.check_sizes(dims, where)
+        op = _prepared(device, key, _make_diagonal(device, dt, dims, k, where))
+    # bool is written as UINT8 0 and 1, which are numpy's bools.
+    out = _empty(shape, dtype, op.totals[0])
+    op.run(_addr(out))
+    return out

@@ -53,6 +53,10 @@ ITEMSIZE = {
 }
 
 
+# A type of each element size, for buffer sizes (which depend only on the element size).
+DATA_TYPE_OF_ITEMSIZE = {1: C.DT_UINT8, 2: C.DT_UINT16, 4: C.DT_UINT32, 8: C.DT_UINT64}
+
+
 def _type_label(dtype):
     if dtype.kind in "US":
         return f"string ({dtype.str}, numpy name {dtype.name})"
@@ -83,15 +87,21 @@ def storage(x):
     return x
 
 
-def implied_size(itemsize, sizes, strides):
-    """DMLCalcBufferTensorSize in exact integers: bytes spanned, rounded up to a multiple of 4."""
-    if strides is None:
-        elements = 1
-        for s in sizes:
-            elements *= s
-    else:
-        elements = 1 + sum((s - 1) * st for s, st in zip(sizes, strides))
-    return (elements * itemsize + 3) & ~3
+def buffer_tensor_size(dt, sizes, strides=None, where="directml_subset", check=True):
+    """The library's ``dmls_calc_buffer_tensor_size`` (DirectMLX's DMLCalcBufferTensorSize):
+    the bytes a buffer tensor spans, rounded up to a multiple of 4. The library answers 0 for
+    a tensor it cannot size (no dimension or more than 8, a size of 0); that raises ValueError
+    when `check`, else is returned (the operator's creation then says what is wrong)."""
+    n = len(sizes)
+    sizes_c = (ctypes.c_uint32 * max(n, 1))(*sizes)
+    strides_c = None if strides is None else (ctypes.c_uint32 * max(n, 1))(*strides)
+    total = C.lib.dmls_calc_buffer_tensor_size(dt, n, sizes_c, strides_c)
+    if total == 0 and check:
+        raise ValueError(
+            f"{where}: a tensor of {n} dimensions, sizes {list(sizes)} and strides "
+            f"{None if strides is None else list(strides)} has no DirectML buffer size"
+        )
+    return total
 
 
 def check_sizes(sizes, where):
@@ -117,7 +127,7 @@ class TensorDesc:
             for i, st in enumerate(self.strides):
                 if not 0 <= st <= C.UINT32_MAX:
                     raise ValueError(f"{where}: stride {st} of dimension {i} does not fit DirectML's UINT")
-        self.total = implied_size(ITEMSIZE[dt], sizes, self.strides)
+        self.total = buffer_tensor_size(dt, sizes, self.strides, where, check=False)
         self._sizes_c = (ctypes.c_uint32 * max(n, 1))(*sizes)
         self._strides_c = None if self.strides is None else (ctypes.c_uint32 * max(n, 1))(*self.strides)
         self.buffer_desc = C.DML_BUFFER_TENSOR_DESC(
@@ -190,6 +200,12 @@ def alloc(shape, dtype, zero=False):
     return raw[off : off + nbytes].view(dtype).reshape(shape)
 
 
+def alloc_result(shape, dtype):
+    """A new array owning its memory, for results (NONZERO_COORDINATES' rows, shrunk in place
+    with ``ndarray.resize`` once the count is known)."""
+    return np.empty(shape, dtype)
+
+
 class Bound:
     """A numpy array bound to a tensor: the desc, the binding and the array (kept alive)."""
 
@@ -218,7 +234,9 @@ def bindable(a):
     strides = element_strides(a)
     if strides is None:
         return None
-    total = implied_size(a.itemsize, a.shape, strides)
+    if a.size == 0 or a.ndim > C.MAX_DIMS or max(a.shape) > C.UINT32_MAX:
+        return None
+    total = buffer_tensor_size(DATA_TYPE_OF_ITEMSIZE[a.itemsize], a.shape, strides)
     if a.ctypes.data + total > known_end(a):
         return None
     return strides
@@ -231,9 +249,9 @@ def bind_input(x, dt, where="directml_subset"):
     padded memory and keep their strides; anything else becomes a packed copy."""
     sizes = list(x.shape)
     strides = element_strides(x) if x.ctypes.data % x.itemsize == 0 else None
-    if strides is not None:
+    if strides is not None and 0 < x.ndim <= C.MAX_DIMS:
         packed = x.flags.c_contiguous
-        total = implied_size(x.itemsize, sizes, strides)
+        total = buffer_tensor_size(DATA_TYPE_OF_ITEMSIZE[x.itemsize], sizes, strides)
         if x.ctypes.data + total <= known_end(x):
             return Bound(x, TensorDesc(dt, sizes, None if packed else strides, where), False)
         span = (1 + sum((s - 1) * st for s, st in zip(sizes, strides))) * x.itemsize

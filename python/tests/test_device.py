@@ -134,18 +134,34 @@ def test_many_python_threads_share_a_device(rng):
     assert not errors, errors[0]
 
 
-def test_implied_size_matches_the_library(rng):
+def test_buffer_sizes_come_from_the_library(rng, monkeypatch):
+    # DMLCalcBufferTensorSize, written out here only as the test's oracle.
+    def oracle(itemsize, sizes, strides):
+        if strides is None:
+            elements = int(np.prod(sizes, dtype=object))
+        else:
+            elements = 1 + sum((s - 1) * st for s, st in zip(sizes, strides))
+        return (elements * itemsize + 3) & ~3
+
     for _ in range(300):
         dt = int(rng.choice(list(_tensor.ITEMSIZE)))
         n = int(rng.integers(1, 9))
         sizes = [int(rng.integers(1, 2**int(rng.integers(1, 17)))) for _ in range(n)]
         strides = None if rng.random() < 0.3 else [int(rng.integers(0, 2**32)) for _ in range(n)]
-        s_c = (ctypes.c_uint32 * n)(*sizes)
-        st_c = None if strides is None else (ctypes.c_uint32 * n)(*strides)
-        got = _capi.lib.dmls_calc_buffer_tensor_size(dt, n, s_c, st_c)
-        want = _tensor.implied_size(_tensor.ITEMSIZE[dt], sizes, strides)
+        want = oracle(_tensor.ITEMSIZE[dt], sizes, strides)
         if want < 2**64:
-            assert got == want, (dt, sizes, strides)
+            assert _tensor.buffer_tensor_size(dt, sizes, strides) == want, (dt, sizes, strides)
+            assert _tensor.TensorDesc(dt, sizes, strides).total == want
+    # The package asks the library (dmls_calc_buffer_tensor_size) rather than computing it.
+    calls = []
+
+    def fake(dt, n, sizes, strides):
+        calls.append((dt, [sizes[i] for i in range(n)], strides))
+        return 4096
+
+    monkeypatch.setattr(_capi.lib, "dmls_calc_buffer_tensor_size", fake)
+    assert _tensor.TensorDesc(_capi.DT_FLOAT32, [2, 3]).total == 4096
+    assert calls == [(_capi.DT_FLOAT32, [2, 3], None)]
 
 
 def test_struct_layouts():

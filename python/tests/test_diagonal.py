@@ -134,20 +134,30 @@ def test_diagonal_matrix_out(rng, dtype):
         assert_same(dst, want2)
 
 
+def bound_buffers(count, descs):
+    """The Buffer of each DML_BUFFER_BINDING that `count` DML_BINDING_DESCs point to."""
+    from directml_subset import _capi as C
+
+    if not descs:
+        return []
+    arr = (C.DML_BINDING_DESC * count).from_address(descs)
+    return [C.DML_BUFFER_BINDING.from_address(d.Desc).Buffer if d.Type else None for d in arr]
+
+
 def test_diagonal_matrix_in_place_goes_to_the_library_in_place(monkeypatch):
     from directml_subset import _core
 
     seen = []
-    real = _core._Operator.execute
+    real = _core._execute
 
-    def spy(self, inputs, outputs):
-        seen.append((inputs[0].address, outputs[0].address, inputs[0].copied))
-        return real(self, inputs, outputs)
+    def spy(handle, n_in, ins, n_out, outs):
+        seen.append((bound_buffers(n_in, ins), bound_buffers(n_out, outs)))
+        return real(handle, n_in, ins, n_out, outs)
 
-    monkeypatch.setattr(_core._Operator, "execute", spy)
+    monkeypatch.setattr(_core, "_execute", spy)
     a = np.arange(12, dtype=np.float32).reshape(3, 4)
     dml.diagonal_matrix(None, None, 0, 1, 9, input=a, out=a)
-    assert seen == [(a.ctypes.data, a.ctypes.data, False)]
+    assert seen == [([a.ctypes.data], [a.ctypes.data])]
 
 
 def test_diagonal_matrix_doc_examples():

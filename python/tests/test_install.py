@@ -13,11 +13,24 @@ import pytest
 PYTHON_DIR = Path(__file__).resolve().parent.parent
 
 
+def source_tree_state():
+    """Every file under python/ that git does not track (ignored ones included), or the
+    status when git is there."""
+    try:
+        return subprocess.run(
+            ["git", "status", "--porcelain", "--ignored", "--untracked-files=all", "."],
+            cwd=PYTHON_DIR, check=True, capture_output=True, text=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return sorted(str(p.relative_to(PYTHON_DIR)) for p in PYTHON_DIR.rglob("*") if "__pycache__" not in p.parts)
+
+
 @pytest.mark.skipif(
     os.environ.get("DIRECTML_SUBSET_TEST_INSTALL") != "1",
     reason="opt-in: set DIRECTML_SUBSET_TEST_INSTALL=1 (runs cargo build --release)",
 )
 def test_pip_install_bundles_the_library(tmp_path):
+    before = source_tree_state()
     target = tmp_path / "site"
     cmd = [sys.executable, "-m", "pip", "install", "--no-deps", "--target", str(target), str(PYTHON_DIR)]
     if importlib.util.find_spec("setuptools") and importlib.util.find_spec("wheel"):
@@ -25,6 +38,9 @@ def test_pip_install_bundles_the_library(tmp_path):
     subprocess.run(cmd, check=True)
     bundled = target / "directml_subset" / "libdirectml_subset.so"
     assert bundled.is_file()
+    assert (target / "directml_subset" / "py.typed").is_file()
+    # Nothing left in the source tree (no build/, no *.egg-info), ignored files included.
+    assert source_tree_state() == before
     env = {k: v for k, v in os.environ.items() if k not in ("DIRECTML_SUBSET_LIBRARY", "PYTHONPATH")}
     env["PYTHONPATH"] = str(target)
     code = (

@@ -58,11 +58,14 @@ def test_onnx_nonzero_matches_numpy(rng, dtype, kind):
         a, _ = layout(rng, dtype, shape, kind)
         want = expected_onnx(a)
         got = dml.onnx_nonzero(a)
-        assert got.dtype == np.int64 and got.flags.c_contiguous
+        # Packed INT64 rows, transposed: a Fortran-ordered array (C-ordered too when 1-D).
+        assert got.dtype == np.int64 and (got.flags.f_contiguous or got.flags.c_contiguous)
         np.testing.assert_array_equal(got, want)
         if dtype not in WIDE_TYPES:
-            # A strict device: ONNX Runtime's UINT32 coordinates with strides {2, 2M}.
-            np.testing.assert_array_equal(dml.onnx_nonzero(a, device=strict), want)
+            # A strict device: UINT32 rows, converted to a new C-ordered int64 array.
+            got = dml.onnx_nonzero(a, device=strict)
+            assert got.dtype == np.int64 and got.flags.c_contiguous
+            np.testing.assert_array_equal(got, want)
 
 
 def test_onnx_examples():
@@ -315,15 +318,15 @@ def test_inputs_above_the_element_limit_are_described(monkeypatch):
         b = _core.C.DML_BUFFER_TENSOR_DESC.from_address(t.Desc)
         created.append((b.DataType, [b.Sizes[i] for i in range(b.DimensionCount)], bool(b.Strides)))
 
-    real_alloc = _tensor.alloc
+    real_alloc = _tensor.alloc_result
 
-    def no_alloc(shape, dtype, zero=False):
+    def no_alloc(shape, dtype):
         if int(np.prod(shape)) > 1 << 20:
             raise Stop
-        return real_alloc(shape, dtype, zero)
+        return real_alloc(shape, dtype)
 
     monkeypatch.setattr(_core._Operator, "__init__", spy)
-    monkeypatch.setattr(_tensor, "alloc", no_alloc)
+    monkeypatch.setattr(_tensor, "alloc_result", no_alloc)
     huge = np.broadcast_to(np.uint8(0), (65536, 65537))
     with pytest.raises(Stop):
         dml.nonzero_coordinates(huge)

@@ -1,0 +1,145 @@
+"""What the package reuses across calls (operators, bindings, scratch buffers) and what it
+must not: results belong to the caller; caches are per device, bounded and thread-safe."""
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import directml_subset as dml
+from directml_subset import _core
+from _util import values
+
+PYTHON_DIR = Path(__file__).resolve().parent.parent
+
+
+def test_results_are_not_overwritten_by_the_next_call(rng):
+    a = values(rng, np.float32, (40, 50), density=0.5)
+    b = values(rng, np.float32, (40, 50), density=0.5)
+    r1 = [dml.onnx_nonzero(a), dml.nonzero_coordinates(a), dml.trilu(a), dml.eye_like(a, 1)]
+    kept = [r.copy() for r in r1]
+    r2 = [dml.onnx_nonzero(b), dml.nonzero_coordinates(b), dml.trilu(b), dml.eye_like(b, 2)]
+    for r, k in zip(r1, kept):
+        np.testing.assert_array_equal(r, k)
+    for r in r1 + r2:
+        base = r
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        assert base.flags.owndata and base.flags.writeable
+
+
+def test_operators_are_cached_per_layout_and_bounded(monkeypatch):
+    dev = dml.Device(extensions=True)
+    x = np.arange(8, dtype=np.float32).reshape(2, 4)
+    dml.trilu(x, device=dev)
+    n = len(dev._ops)
+    created = []
+    real = _core._Operator.__init__
+
+    def spy(self, *a):
+        created.append(a[1])
+        real(self, *a)
+
+    monkeypatch.setattr(_core._Operator, "__init__", spy)
+    for _ in range(5):
+        dml.trilu(x, device=dev)
+    assert created == [] and len(dev._ops) == n
+    dml.trilu(x, k=1, device=dev)
+    assert len(created) == 1
+    monkeypatch.setattr(_core, "OPERATOR_CACHE_SIZE", 4)
+    for k in range(10):
+        np.testing.assert_array_equal(dml.trilu(x, k=k - 5, device=dev), np.triu(x, k - 5))
+    assert len(dev._ops) <= 4
+    dev.close()
+    assert len(dev._ops) == 0
+    with pytest.raises(ValueError, match="closed"):
+        dml.trilu(x, device=dev)
+
+
+def test_threads_and_devices_share_nothing_they_should_not(rng):
+    devices = [dml.default_device(), dml.Device(extensions=True, threads=1), dml.Device(extensions=True, threads=2)]
+    arrays = [values(rng, np.float32, (int(rng.integers(1, 30)), int(rng.integers(1, 30))), density=0.5) for _ in range(12)]
+    errors = []
+
+    def work(i):
+        try:
+            for j in range(60):
+                a = arrays[(i + j) % len(arrays)]
+                dev = devices[(i * 7 + j) % len(devices)]
+                np.testing.assert_array_equal(dml.onnx_nonzero(a, device=dev), np.array(np.nonzero(a)))
+                np.testing.assert_array_equal(dml.nonzero_coordinates(a, device=dev), np.argwhere(a))
+                np.testing.assert_array_equal(dml.trilu(a, j % 5 - 2, device=dev), np.triu(a, j % 5 - 2))
+                np.testing.assert_array_equal(dml.eye_like(a, device=dev), np.eye(*a.shape, dtype=np.float32))
+        except BaseException as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+
+
+def test_large_nonzero_shrinks_a_new_array(rng, monkeypatch):
+    # Above the scratch limit the rows go to a new worst-case array, shrunk to the count.
+    monkeypatch.setattr(_core, "SCRATCH_LIMIT", 0)
+    a = values(rng, np.float32, (64, 70), density=0.3)
+    got = dml.nonzero_coordinates(a)
+    assert got.flags.owndata and got.flags.c_contiguous
+    np.testing.assert_array_equal(got, np.argwhere(a))
+    np.testing.assert_array_equal(dml.onnx_nonzero(a), np.array(np.nonzero(a)))
+
+
+def test_importing_the_source_folder_says_it_shadows_the_package(tmp_path):
+    # From inside python/ without DIRECTML_SUBSET_LIBRARY, `import directml_subset` finds the
+    # source folder, which holds no built library.
+    if (PYTHON_DIR / "directml_subset" / "libdirectml_subset.so").exists():
+        pytest.skip("a library was built into the source folder (editable install)")
+    env = {k: v for k, v in os.environ.items() if k not in ("DIRECTML_SUBSET_LIBRARY", "PYTHONPATH")}
+    r = subprocess.run(
+        [sys.executable, "-c", "import directml_subset"], cwd=PYTHON_DIR, env=env, capture_output=True, text=True
+    )
+    assert r.returncode != 0
+    msg = r.stderr.strip().splitlines()[-1]
+    assert "source folder" in msg and "shadowing the installed package" in msg, msg
+    assert "DIRECTML_SUBSET_LIBRARY" in msg and "another directory" in msg
+    assert "reinstall" not in msg.lower()
+
+
+def test_value_converts_as_directml_does():
+    # Truncate toward zero and saturate to the type's range, NaN -> 0, as DIAGONAL_MATRIX's FLOAT
+    # Value converts (the README's "How it differs").
+    def diag(dtype, value):
+        return dml.diagonal_matrix((2, 2), dtype, 0, 1, value=value)[0, 0]
+
+    assert diag(np.int8, 1e10) == 127
+    assert diag(np.int8, -1e10) == -128
+    assert diag(np.int8, 10**10) == 127
+    assert diag(np.uint8, -3.7) == 0
+    assert diag(np.uint8, 300) == 255
+    assert diag(np.int32, -7.9) == -7
+    assert diag(np.int16, float("nan")) == 0
+    assert diag(np.int64, float("inf")) == np.iinfo(np.int64).max
+    assert diag(np.uint64, 2**64 + 5) == 2**64 - 1
+    assert diag(np.int64, 2**53 + 1) == 2**53 + 1  # integers stay exact
+    assert diag(np.int64, np.uint64(2**64 - 1)) == np.iinfo(np.int64).max
+    assert diag(bool, 0.0) == False and diag(bool, float("nan")) == False and diag(bool, -2.5) == True  # noqa: E712
+    assert np.isinf(diag(np.float16, 1e10)) and diag(np.float32, 0.1) == np.float32(0.1)
+    with pytest.raises(TypeError, match="value"):
+        dml.diagonal_matrix((2, 2), np.int8, 0, 1, value=1 + 2j)
+    with pytest.raises(TypeError, match="value"):
+        dml.diagonal_matrix((2, 2), np.int8, 0, 1, value="x")
+
+
+def test_docstrings_name_the_onnx_and_directml_operators():
+    assert "NonZero" in dml.onnx_nonzero.__doc__ and "DML_OPERATOR_NONZERO_COORDINATES" in dml.onnx_nonzero.__doc__
+    assert "DML_OPERATOR_NONZERO_COORDINATES" in dml.nonzero_coordinates.__doc__
+    assert "Trilu" in dml.trilu.__doc__ and "DML_OPERATOR_DIAGONAL_MATRIX1" in dml.trilu.__doc__
+    assert "EyeLike" in dml.eye_like.__doc__ and "DML_OPERATOR_DIAGONAL_MATRIX`" in dml.eye_like.__doc__
+    assert "DML_OPERATOR_DIAGONAL_MATRIX1" in dml.diagonal_matrix.__doc__
+    assert (PYTHON_DIR / "directml_subset" / "py.typed").is_file()
