@@ -642,7 +642,10 @@ pub unsafe extern "C" fn dmls_operator_execute(
                      input_count 1",
                     in_names[0]
                 ),
-                _ => format!("pass input_count {} with the slots in this order", in_slots.len()),
+                _ => format!(
+                    "pass input_count {} with the slots in this order",
+                    in_slots.len()
+                ),
             };
             return invalid!(
                 "{name}: input_count is {input_count}, the operator has {} input{} ({}); {remedy}",
