@@ -309,6 +309,67 @@ void ownership_and_threads() {
     dmls_operator_release(raw);
 }
 
+// Typed bindings (binding::of) are checked against the operator's tensors at execute; untyped
+// ones (binding::bytes) are not.
+void typed_bindings() {
+    dmls::device device;
+    const dmls::tensor_desc m22(DML_TENSOR_DATA_TYPE_FLOAT32, {2, 2});
+    dmls::op upper =
+        device.create_operator(dmls::diagonal_matrix1(m22, dmls::scalar::of(0.0f), INT32_MIN, 1, m22));
+    CHECK(upper.slots().op_name != nullptr);
+
+    // double on a FLOAT32 input: nothing runs, the output keeps its bytes.
+    std::vector<double> xs = {1, 2, 3, 4};
+    std::vector<float> ys = {-1, -1, -1, -1};
+    EXPECT_ERROR(upper.execute({dmls::binding::of(xs)}, {dmls::binding::of(ys)}), E_INVALIDARG,
+                 "DIAGONAL_MATRIX1: InputTensor (input 0) is bound to double elements "
+                 "(DML_TENSOR_DATA_TYPE_FLOAT64), but the tensor is DML_TENSOR_DATA_TYPE_FLOAT32");
+    for (float y : ys) CHECK(y == -1.0f);
+    // The same on the output.
+    std::vector<float> x = {1, 2, 3, 4};
+    std::vector<std::int32_t> yi(4, 9);
+    EXPECT_ERROR(upper.execute({dmls::binding::of(x)}, {dmls::binding::of(yi)}), E_INVALIDARG,
+                 "OutputTensor (output 0) is bound to std::int32_t elements");
+    for (std::int32_t y : yi) CHECK(y == 9);
+    // The right types run.
+    upper.execute({dmls::binding::of(x)}, {dmls::binding::of(ys)});
+    CHECK(ys[0] == 0 && ys[1] == 2 && ys[2] == 0 && ys[3] == 0);
+    // Untyped memory is not checked.
+    std::vector<double> raw(2, 0.0);
+    upper.execute({dmls::binding::of(x)}, {dmls::binding::bytes(raw.data(), 16)});
+    float first;
+    std::memcpy(&first, raw.data(), 4);
+    CHECK(first == 0.0f);
+
+    // NONZERO_COORDINATES: the count must be UINT32 too; ONNX Runtime's int64 coordinates go
+    // through binding::bytes.
+    dmls::op nonzero = device.create_operator(dmls::nonzero_coordinates(m22));
+    std::uint64_t count64 = 0;
+    std::vector<std::uint32_t> coords(8, 0);
+    EXPECT_ERROR(nonzero.execute({dmls::binding::of(x)}, {dmls::binding::of(&count64, 1),
+                                                          dmls::binding::of(coords)}),
+                 E_INVALIDARG, "OutputCountTensor (output 0) is bound to std::uint64_t elements");
+    std::uint32_t count = 0;
+    nonzero.execute({dmls::binding::of(x)}, {dmls::binding::of(&count, 1), dmls::binding::of(coords)});
+    CHECK(count == 4);
+
+    // FLOAT16 tensors bind uint16_t storage.
+    dmls::op eye16 = device.create_operator(
+        dmls::diagonal_matrix(dmls::tensor_desc(DML_TENSOR_DATA_TYPE_FLOAT16, {2, 2})));
+    std::vector<std::uint16_t> h(4, 0xFFFF);
+    eye16.execute({}, {dmls::binding::of(h)});
+    CHECK(h[0] == 0x3C00 && h[1] == 0 && h[3] == 0x3C00);
+    // A wrong slot count is left to the library, whose message names the slots.
+    EXPECT_ERROR(eye16.execute({dmls::binding::of(xs)}, {dmls::binding::of(h)}), E_INVALIDARG,
+                 "input_count");
+
+    // An operator adopted from a raw handle has no slot types: nothing to check against.
+    dmls::op adopted(upper.release());
+    CHECK(adopted.slots().op_name == nullptr);
+    std::vector<std::int32_t> same_bytes(4, 0);
+    adopted.execute({dmls::binding::of(x)}, {dmls::binding::of(same_bytes)});
+}
+
 } // namespace
 
 int main() {
@@ -319,6 +380,7 @@ int main() {
         errors();
         feature_queries();
         ownership_and_threads();
+        typed_bindings();
     } catch (const std::exception &e) {
         std::fprintf(stderr, "unexpected exception: %s\n", e.what());
         return 1;

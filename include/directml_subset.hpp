@@ -18,7 +18,9 @@
  * - dmls::nonzero_coordinates, dmls::diagonal_matrix1 and dmls::diagonal_matrix build operator
  *   descs; nonzero_coordinates derives the output tensors from the input, as DirectMLX does.
  * - dmls::binding binds host memory from a pointer and a size (bytes or elements), a
- *   std::vector, a std::array or a C array; binding::none() is DML_BINDING_TYPE_NONE.
+ *   std::vector, a std::array or a C array; binding::none() is DML_BINDING_TYPE_NONE. A binding
+ *   of elements is typed: execute() throws dmls::error when its element type is not the bound
+ *   tensor's data type (binding::bytes binds untyped memory).
  * - Every failure throws dmls::error, which carries the HRESULT and the library's message.
  *
  * Header-only; link the library as for directml_subset.h.
@@ -129,11 +131,12 @@ inline constexpr std::uint32_t element_size(DML_TENSOR_DATA_TYPE type) noexcept 
 }
 
 /// The DML_TENSOR_DATA_TYPE of a C++ element type (FLOAT16 has none: use uint16_t storage and
-/// name the type explicitly).
+/// name the type explicitly). `name` is the C++ spelling, for messages.
 template <class T> struct data_type_of;
 #define DMLS_HPP_DATA_TYPE(T, V)                                                                \
     template <> struct data_type_of<T> {                                                        \
         static constexpr DML_TENSOR_DATA_TYPE value = V;                                        \
+        static constexpr const char *name = #T;                                                 \
     }
 DMLS_HPP_DATA_TYPE(float, DML_TENSOR_DATA_TYPE_FLOAT32);
 DMLS_HPP_DATA_TYPE(double, DML_TENSOR_DATA_TYPE_FLOAT64);
@@ -148,6 +151,32 @@ DMLS_HPP_DATA_TYPE(std::uint64_t, DML_TENSOR_DATA_TYPE_UINT64);
 #undef DMLS_HPP_DATA_TYPE
 
 template <class T> inline constexpr DML_TENSOR_DATA_TYPE data_type_of_v = data_type_of<T>::value;
+
+/// True when `T` is a C++ element type with a DML_TENSOR_DATA_TYPE (data_type_of<T> exists).
+template <class T, class = void> struct has_data_type : std::false_type {};
+template <class T>
+struct has_data_type<T, std::void_t<decltype(data_type_of<T>::value)>> : std::true_type {};
+template <class T> inline constexpr bool has_data_type_v = has_data_type<T>::value;
+
+/// DirectML's name of a data type ("DML_TENSOR_DATA_TYPE_FLOAT32"), for messages.
+inline const char *data_type_name(DML_TENSOR_DATA_TYPE type) noexcept {
+    switch (type) {
+    case DML_TENSOR_DATA_TYPE_FLOAT32: return "DML_TENSOR_DATA_TYPE_FLOAT32";
+    case DML_TENSOR_DATA_TYPE_FLOAT16: return "DML_TENSOR_DATA_TYPE_FLOAT16";
+    case DML_TENSOR_DATA_TYPE_UINT32: return "DML_TENSOR_DATA_TYPE_UINT32";
+    case DML_TENSOR_DATA_TYPE_UINT16: return "DML_TENSOR_DATA_TYPE_UINT16";
+    case DML_TENSOR_DATA_TYPE_UINT8: return "DML_TENSOR_DATA_TYPE_UINT8";
+    case DML_TENSOR_DATA_TYPE_INT32: return "DML_TENSOR_DATA_TYPE_INT32";
+    case DML_TENSOR_DATA_TYPE_INT16: return "DML_TENSOR_DATA_TYPE_INT16";
+    case DML_TENSOR_DATA_TYPE_INT8: return "DML_TENSOR_DATA_TYPE_INT8";
+    case DML_TENSOR_DATA_TYPE_FLOAT64: return "DML_TENSOR_DATA_TYPE_FLOAT64";
+    case DML_TENSOR_DATA_TYPE_UINT64: return "DML_TENSOR_DATA_TYPE_UINT64";
+    case DML_TENSOR_DATA_TYPE_INT64: return "DML_TENSOR_DATA_TYPE_INT64";
+    case DML_TENSOR_DATA_TYPE_UINT4: return "DML_TENSOR_DATA_TYPE_UINT4";
+    case DML_TENSOR_DATA_TYPE_INT4: return "DML_TENSOR_DATA_TYPE_INT4";
+    default: return "DML_TENSOR_DATA_TYPE_UNKNOWN";
+    }
+}
 
 /// A typed scalar: a DML_SCALAR_UNION and the type it holds (DIAGONAL_MATRIX1's Value).
 struct scalar {
@@ -368,10 +397,21 @@ public:
         return b;
     }
 
-    /// `count` elements at `data`.
+    /// `count` elements at `data`. The binding is typed: execute() checks that the tensor bound
+    /// to it has T's data type (data_type_of<T>; uint16_t storage also binds FLOAT16) and
+    /// throws dmls::error (E_INVALIDARG) naming the tensor and both types when it has not. A
+    /// type with no DML_TENSOR_DATA_TYPE does not compile; bind raw memory (another element
+    /// type's storage, e.g. ONNX Runtime's int64 coordinates through a UINT32 view) with
+    /// binding::bytes, which is unchecked.
     template <class T> static binding of(T *data, std::size_t count) noexcept {
-        static_assert(std::is_trivially_copyable_v<T>, "tensor elements are plain data");
-        return bytes(data, static_cast<std::uint64_t>(count) * sizeof(T));
+        using E = std::remove_cv_t<T>;
+        static_assert(has_data_type_v<E>,
+                      "dmls::binding::of: the element type has no DML_TENSOR_DATA_TYPE (float, double, "
+                      "[u]int8/16/32/64_t); bind raw memory with dmls::binding::bytes");
+        binding b = bytes(data, static_cast<std::uint64_t>(count) * sizeof(T));
+        b.element_type_ = data_type_of<E>::value;
+        b.element_name_ = data_type_of<E>::name;
+        return b;
     }
     template <class T> static binding of(std::vector<T> &v) noexcept { return of(v.data(), v.size()); }
     template <class T> static binding of(const std::vector<T> &v) noexcept { return of(v.data(), v.size()); }
@@ -383,6 +423,11 @@ public:
 
     DML_BINDING_TYPE type() const noexcept { return type_; }
     const DML_BUFFER_BINDING &buffer() const noexcept { return buffer_; }
+    /// The element type of a typed binding (binding::of); DML_TENSOR_DATA_TYPE_UNKNOWN for an
+    /// untyped one (binding::bytes, none).
+    DML_TENSOR_DATA_TYPE element_type() const noexcept { return element_type_; }
+    /// The C++ element type's spelling ("float") of a typed binding, nullptr otherwise.
+    const char *element_name() const noexcept { return element_name_; }
 
     /// The DML_BINDING_DESC, pointing into this object.
     DML_BINDING_DESC desc() const noexcept {
@@ -395,24 +440,79 @@ public:
 private:
     DML_BINDING_TYPE type_ = DML_BINDING_TYPE_NONE;
     DML_BUFFER_BINDING buffer_{};
+    DML_TENSOR_DATA_TYPE element_type_ = DML_TENSOR_DATA_TYPE_UNKNOWN;
+    const char *element_name_ = nullptr;
 };
 
 /* ------------------------------------------------------------------------------------------ */
 /* Operators and devices                                                                       */
 
+/// The data types of an operator's binding slots, as its desc gave them, so that execute() can
+/// check typed bindings. Filled by device::create_operator from the desc.
+struct slot_types {
+    /// DirectML's name of the operator ("NONZERO_COORDINATES"); nullptr when unknown.
+    const char *op_name = nullptr;
+    /// Per input and output slot: the tensor's name and data type (UNKNOWN for an optional
+    /// tensor left out).
+    std::vector<std::pair<const char *, DML_TENSOR_DATA_TYPE>> inputs, outputs;
+
+    /// The slots of a DML_OPERATOR_DESC that the library accepted (an unknown type gives none).
+    static slot_types of(const DML_OPERATOR_DESC &desc) {
+        const auto type_of = [](const DML_TENSOR_DESC *t) -> DML_TENSOR_DATA_TYPE {
+            if (t == nullptr || t->Type != DML_TENSOR_TYPE_BUFFER || t->Desc == nullptr) {
+                return DML_TENSOR_DATA_TYPE_UNKNOWN;
+            }
+            return static_cast<const DML_BUFFER_TENSOR_DESC *>(t->Desc)->DataType;
+        };
+        slot_types s;
+        if (desc.Desc == nullptr) {
+            return s;
+        }
+        switch (desc.Type) {
+        case DML_OPERATOR_TYPE_NONZERO_COORDINATES: {
+            const auto *d = static_cast<const DML_NONZERO_COORDINATES_OPERATOR_DESC *>(desc.Desc);
+            s.op_name = "NONZERO_COORDINATES";
+            s.inputs = {{"InputTensor", type_of(d->InputTensor)}};
+            s.outputs = {{"OutputCountTensor", type_of(d->OutputCountTensor)},
+                         {"OutputCoordinatesTensor", type_of(d->OutputCoordinatesTensor)}};
+            break;
+        }
+        case DML_OPERATOR_TYPE_DIAGONAL_MATRIX1: {
+            const auto *d = static_cast<const DML_DIAGONAL_MATRIX1_OPERATOR_DESC *>(desc.Desc);
+            s.op_name = "DIAGONAL_MATRIX1";
+            s.inputs = {{"InputTensor", type_of(d->InputTensor)}};
+            s.outputs = {{"OutputTensor", type_of(d->OutputTensor)}};
+            break;
+        }
+        case DML_OPERATOR_TYPE_DIAGONAL_MATRIX: {
+            const auto *d = static_cast<const DML_DIAGONAL_MATRIX_OPERATOR_DESC *>(desc.Desc);
+            s.op_name = "DIAGONAL_MATRIX";
+            s.outputs = {{"OutputTensor", type_of(d->OutputTensor)}};
+            break;
+        }
+        default: break;
+        }
+        return s;
+    }
+};
+
 /// An operator (owns a dmls_operator). Immutable: execute() may run from many threads at once.
 class op {
 public:
     op() noexcept = default;
-    /// Takes ownership of `handle`.
-    explicit op(dmls_operator *handle) noexcept : handle_(handle) {}
+    /// Takes ownership of `handle`. Bindings are checked for their element type only when
+    /// `slots` gives the desc's tensor types (device::create_operator does).
+    explicit op(dmls_operator *handle, slot_types slots = slot_types()) noexcept
+        : handle_(handle), slots_(std::move(slots)) {}
     op(const op &) = delete;
     op &operator=(const op &) = delete;
-    op(op &&other) noexcept : handle_(std::exchange(other.handle_, nullptr)) {}
+    op(op &&other) noexcept
+        : handle_(std::exchange(other.handle_, nullptr)), slots_(std::exchange(other.slots_, slot_types())) {}
     op &operator=(op &&other) noexcept {
         if (this != &other) {
             dmls_operator_release(handle_);
             handle_ = std::exchange(other.handle_, nullptr);
+            slots_ = std::exchange(other.slots_, slot_types());
         }
         return *this;
     }
@@ -421,9 +521,16 @@ public:
     dmls_operator *get() const noexcept { return handle_; }
     explicit operator bool() const noexcept { return handle_ != nullptr; }
     /// Gives up ownership.
-    dmls_operator *release() noexcept { return std::exchange(handle_, nullptr); }
+    dmls_operator *release() noexcept {
+        slots_ = slot_types();
+        return std::exchange(handle_, nullptr);
+    }
+    /// The slots' tensor names and data types (empty when unknown).
+    const slot_types &slots() const noexcept { return slots_; }
 
-    /// Runs the operator; the slots are in DirectML's order (see dmls_operator_execute).
+    /// Runs the operator; the slots are in DirectML's order (see dmls_operator_execute). A typed
+    /// binding (binding::of) whose element type is not its tensor's data type throws dmls::error
+    /// (E_INVALIDARG) before anything runs.
     void execute(std::initializer_list<binding> inputs, std::initializer_list<binding> outputs) const {
         run(inputs.begin(), inputs.size(), outputs.begin(), outputs.size());
     }
@@ -432,7 +539,35 @@ public:
     }
 
 private:
+    // Compares each typed binding with its slot's tensor type. Slot counts that differ from the
+    // operator's are left to the library, whose message names them.
+    void check_types(const binding *b, std::size_t n, const char *kind,
+                     const std::vector<std::pair<const char *, DML_TENSOR_DATA_TYPE>> &slots) const {
+        if (n != slots.size()) {
+            return;
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            const DML_TENSOR_DATA_TYPE bound = b[i].element_type();
+            const DML_TENSOR_DATA_TYPE want = slots[i].second;
+            if (b[i].type() != DML_BINDING_TYPE_BUFFER || bound == DML_TENSOR_DATA_TYPE_UNKNOWN ||
+                want == DML_TENSOR_DATA_TYPE_UNKNOWN || bound == want ||
+                (bound == DML_TENSOR_DATA_TYPE_UINT16 && want == DML_TENSOR_DATA_TYPE_FLOAT16)) {
+                continue;
+            }
+            throw error(E_INVALIDARG,
+                        std::string(slots_.op_name) + ": " + slots[i].first + " (" + kind + " " +
+                            std::to_string(i) + ") is bound to " + b[i].element_name() +
+                            " elements (" + data_type_name(bound) + "), but the tensor is " +
+                            data_type_name(want) +
+                            "; bind elements of that type, or raw memory with dmls::binding::bytes");
+        }
+    }
+
     void run(const binding *in, std::size_t n_in, const binding *out, std::size_t n_out) const {
+        if (handle_ != nullptr && slots_.op_name != nullptr) {
+            check_types(in, n_in, "input", slots_.inputs);
+            check_types(out, n_out, "output", slots_.outputs);
+        }
         std::vector<DML_BINDING_DESC> descs;
         descs.reserve(n_in + n_out);
         for (std::size_t i = 0; i < n_in; ++i) descs.push_back(in[i].desc());
@@ -443,6 +578,7 @@ private:
     }
 
     dmls_operator *handle_ = nullptr;
+    slot_types slots_;
 };
 
 /// A device (owns a dmls_device): the DirectML feature level it emulates and its threads.
@@ -504,7 +640,7 @@ public:
     op create_operator(const DML_OPERATOR_DESC &desc) const {
         dmls_operator *handle = nullptr;
         check(dmls_device_create_operator(handle_, &desc, &handle));
-        return op(handle);
+        return op(handle, slot_types::of(desc));
     }
 
     op create_operator(const nonzero_coordinates_desc &d) const {

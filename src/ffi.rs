@@ -557,8 +557,10 @@ unsafe fn read_binding(
     }
     if buf.SizeInBytes < l.total_bytes {
         return invalid!(
-            "{op}: {name} binding SizeInBytes is {}, less than the tensor's TotalTensorSizeInBytes {}",
+            "{op}: {name} binding SizeInBytes is {}, less than the tensor's TotalTensorSizeInBytes {}; \
+             bind at least {} bytes",
             buf.SizeInBytes,
+            l.total_bytes,
             l.total_bytes
         );
     }
@@ -632,8 +634,21 @@ pub unsafe extern "C" fn dmls_operator_execute(
         let (in_slots, out_slots) = (plan.inputs(), plan.outputs());
         let (in_names, out_names) = (plan.input_names(), plan.output_names());
         if input_count as usize != in_slots.len() {
+            // What to pass instead: an optional tensor left out of the desc still has its slot.
+            let remedy = match in_slots {
+                [] => "pass input_count 0 (inputs may be NULL)".to_string(),
+                [None] => format!(
+                    "the desc's {0} is NULL, so bind its slot with DML_BINDING_TYPE_NONE and pass \
+                     input_count 1",
+                    in_names[0]
+                ),
+                _ => format!(
+                    "pass input_count {} with the slots in this order",
+                    in_slots.len()
+                ),
+            };
             return invalid!(
-                "{name}: input_count is {input_count}, the operator has {} input{} ({})",
+                "{name}: input_count is {input_count}, the operator has {} input{} ({}); {remedy}",
                 in_slots.len(),
                 if in_slots.len() == 1 { "" } else { "s" },
                 if in_names.is_empty() {
@@ -645,10 +660,12 @@ pub unsafe extern "C" fn dmls_operator_execute(
         }
         if output_count as usize != out_slots.len() {
             return invalid!(
-                "{name}: output_count is {output_count}, the operator has {} output{} ({})",
+                "{name}: output_count is {output_count}, the operator has {} output{} ({}); pass \
+                 output_count {} with the slots in this order",
                 out_slots.len(),
                 if out_slots.len() == 1 { "" } else { "s" },
-                out_names.join(", ")
+                out_names.join(", "),
+                out_slots.len()
             );
         }
         if input_count > 0 && inputs.is_null() {

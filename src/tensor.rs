@@ -372,12 +372,14 @@ impl Layout {
         if total < min {
             return invalid!(
                 "{op}: {tensor} TotalTensorSizeInBytes is {total}, less than the {min} bytes its \
-                 sizes and strides need"
+                 sizes and strides need; set it to at least {min} (DMLCalcBufferTensorSize)"
             );
         }
         if total % 4 != 0 {
             return invalid!(
-                "{op}: {tensor} TotalTensorSizeInBytes is {total}, must be a multiple of 4"
+                "{op}: {tensor} TotalTensorSizeInBytes is {total}, must be a multiple of 4; round it \
+                 up to {}",
+                total.div_ceil(4) * 4
             );
         }
         if usize::try_from(total).is_err() || total > isize::MAX as u64 {

@@ -302,7 +302,8 @@ def test_errors():
     with pytest.raises(DirectMLError) as e:
         dml.trilu(np.ones((2, 2), np.float32), device=dml.Device(feature_level="5_0"))
     assert e.value.message == (
-        "DIAGONAL_MATRIX1 was introduced in DML_FEATURE_LEVEL_5_1; this device emulates DML_FEATURE_LEVEL_5_0"
+        "DIAGONAL_MATRIX1 was introduced in DML_FEATURE_LEVEL_5_1; this device emulates DML_FEATURE_LEVEL_5_0; "
+        "create the device with feature level 5_1 or newer"
     )
     with pytest.raises(ValueError, match="begin is 2147483648"):
         dml.diagonal_matrix((2, 2), np.float32, 2**31, 0)

@@ -266,7 +266,7 @@ def test_feature_level_too_old():
     with pytest.raises(DirectMLError) as e:
         dml.onnx_nonzero(np.ones(3, np.float32), device=dev)
     assert e.value.hresult == dml.E_INVALIDARG
-    assert "NONZERO_COORDINATES was introduced in DML_FEATURE_LEVEL_3_0; this device emulates DML_FEATURE_LEVEL_2_1" == e.value.message
+    assert "NONZERO_COORDINATES was introduced in DML_FEATURE_LEVEL_3_0; this device emulates DML_FEATURE_LEVEL_2_1; create the device with feature level 3_0 or newer" == e.value.message
 
 
 def test_input_is_not_modified(rng):

@@ -45,7 +45,8 @@ pub(crate) fn plan1(
 ) -> Result<DiagonalPlan> {
     if cfg.level < DML_FEATURE_LEVEL_5_1 {
         return invalid!(
-            "{OP1} was introduced in DML_FEATURE_LEVEL_5_1; this device emulates DML_FEATURE_LEVEL_{}",
+            "{OP1} was introduced in DML_FEATURE_LEVEL_5_1; this device emulates DML_FEATURE_LEVEL_{}; \
+             create the device with feature level 5_1 or newer",
             level::name(cfg.level)
         );
     }
@@ -123,7 +124,8 @@ pub(crate) fn plan0(
     let lvl = cfg.level;
     if lvl < DML_FEATURE_LEVEL_2_0 {
         return invalid!(
-            "{OP0} was introduced in DML_FEATURE_LEVEL_2_0; this device emulates DML_FEATURE_LEVEL_{}",
+            "{OP0} was introduced in DML_FEATURE_LEVEL_2_0; this device emulates DML_FEATURE_LEVEL_{}; \
+             create the device with feature level 2_0 or newer",
             level::name(lvl)
         );
     }
@@ -147,7 +149,8 @@ pub(crate) fn plan0(
         if dtype.is_some() {
             return invalid!(
                 "{OP0}: OutputTensor DataType {} needs DML_FEATURE_LEVEL_{needs}; this device \
-                 emulates DML_FEATURE_LEVEL_{}",
+                 emulates DML_FEATURE_LEVEL_{}; create the device with feature level {needs} or \
+                 newer",
                 raw_type_name(output.data_type),
                 level::name(lvl)
             );

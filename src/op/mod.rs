@@ -298,8 +298,10 @@ impl Plan {
 fn check_slice(op: &str, name: &str, bytes: &[u8], l: &Layout) -> Result<()> {
     if (bytes.len() as u64) < l.total_bytes {
         return invalid!(
-            "{op}: {name} is bound to {} bytes, less than its TotalTensorSizeInBytes {}",
+            "{op}: {name} is bound to {} bytes, less than its TotalTensorSizeInBytes {}; bind at \
+             least {} bytes",
             bytes.len(),
+            l.total_bytes,
             l.total_bytes
         );
     }

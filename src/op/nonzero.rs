@@ -34,7 +34,8 @@ pub(crate) fn plan(
 ) -> Result<NonZeroPlan> {
     if cfg.level < DML_FEATURE_LEVEL_3_0 {
         return invalid!(
-            "{OP} was introduced in DML_FEATURE_LEVEL_3_0; this device emulates DML_FEATURE_LEVEL_{}",
+            "{OP} was introduced in DML_FEATURE_LEVEL_3_0; this device emulates DML_FEATURE_LEVEL_{}; \
+             create the device with feature level 3_0 or newer",
             level::name(cfg.level)
         );
     }
