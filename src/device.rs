@@ -85,18 +85,19 @@ impl core::fmt::Debug for Device {
 
 impl Device {
     /// Creates a device. Unknown feature levels and flags are `InvalidArg`; a well-formed level
-    /// above 6_4 is `Unsupported`.
+    /// above 6_4 is `Unsupported`. Messages name the [`DeviceOptions`] field at fault
+    /// (`"thread_count is 2000, at most 1024"`).
     pub fn new(options: &DeviceOptions) -> Result<Device> {
         let level = level::resolve(options.feature_level)?;
         if options.flags & !DMLS_DEVICE_FLAG_EXTENSIONS != 0 {
             return invalid!(
-                "dmls_device_create: flags is {:#x}; the only flag is DMLS_DEVICE_FLAG_EXTENSIONS (0x1)",
+                "flags is {:#x}; the only flag is DMLS_DEVICE_FLAG_EXTENSIONS (0x1)",
                 options.flags
             );
         }
         if options.thread_count > DMLS_MAX_THREAD_COUNT {
             return invalid!(
-                "dmls_device_create: thread_count is {}, at most {DMLS_MAX_THREAD_COUNT}",
+                "thread_count is {}, at most {DMLS_MAX_THREAD_COUNT}",
                 options.thread_count
             );
         }
@@ -110,7 +111,7 @@ impl Device {
                     .build()
                     .map_err(|e| {
                         Error::OutOfMemory(format!(
-                            "dmls_device_create: could not start {n} worker threads: {e}"
+                            "could not start {n} worker threads: {e}"
                         ))
                     })?,
             ),

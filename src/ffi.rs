@@ -142,7 +142,7 @@ pub unsafe extern "C" fn dmls_device_create(
             }
         };
         let handle = Box::new(dmls_device {
-            device: Device::new(&options)?,
+            device: Device::new(&options).map_err(|e| e.prefixed("dmls_device_create"))?,
         });
         // SAFETY: `device` is non-NULL and points to writable storage for a pointer.
         unsafe { device.write_unaligned(Box::into_raw(handle)) };
