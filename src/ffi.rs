@@ -693,7 +693,7 @@ pub unsafe extern "C" fn dmls_operator_execute(
                     continue;
                 }
                 let same_layout = in_slots[j].as_ref() == Some(&out_slots[i]);
-                if name == "DIAGONAL_MATRIX1" && b.addr == o.addr && same_layout {
+                if plan.kind().runs_in_place() && b.addr == o.addr && same_layout {
                     in_place = true;
                     continue;
                 }
@@ -705,7 +705,7 @@ pub unsafe extern "C" fn dmls_operator_execute(
                     in_names[j],
                     b.addr,
                     b.len,
-                    if name == "DIAGONAL_MATRIX1" {
+                    if plan.kind().runs_in_place() {
                         "; in place needs the same address and the same layout"
                     } else {
                         "; outputs must not overlap inputs"

@@ -7,6 +7,7 @@ use crate::error::{invalid, Result};
 use crate::tensor::{Layout, TensorDesc};
 
 pub(crate) mod diagonal;
+pub(crate) mod kind;
 mod diagonal_kernel;
 pub(crate) mod nonzero;
 mod nonzero_kernel;
@@ -177,12 +178,17 @@ impl Plan {
         }
     }
 
+    /// Which operator this is.
+    pub fn kind(&self) -> kind::OpKind {
+        match self {
+            Plan::NonZero(_) => kind::OpKind::NonZeroCoordinates,
+            Plan::Diagonal(p) => p.kind,
+        }
+    }
+
     /// DirectML's name of the operator, for messages.
     pub fn name(&self) -> &'static str {
-        match self {
-            Plan::NonZero(_) => "NONZERO_COORDINATES",
-            Plan::Diagonal(p) => p.name,
-        }
+        self.kind().name()
     }
 
     /// The input slots: each tensor's layout, `None` for an optional tensor left out.
@@ -195,11 +201,7 @@ impl Plan {
 
     /// The names of the input slots.
     pub fn input_names(&self) -> &'static [&'static str] {
-        match self {
-            Plan::NonZero(_) => &["InputTensor"],
-            Plan::Diagonal(p) if p.name == "DIAGONAL_MATRIX" => &[],
-            Plan::Diagonal(_) => &["InputTensor"],
-        }
+        self.kind().input_names()
     }
 
     /// The output slots' layouts.
@@ -212,10 +214,7 @@ impl Plan {
 
     /// The names of the output slots.
     pub fn output_names(&self) -> &'static [&'static str] {
-        match self {
-            Plan::NonZero(_) => &["OutputCountTensor", "OutputCoordinatesTensor"],
-            Plan::Diagonal(_) => &["OutputTensor"],
-        }
+        self.kind().output_names()
     }
 
     /// Checks the bindings and runs the operator. Nothing is written unless every check passes.
