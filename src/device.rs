@@ -110,9 +110,7 @@ impl Device {
                     .thread_name(|i| format!("directml_subset-{i}"))
                     .build()
                     .map_err(|e| {
-                        Error::OutOfMemory(format!(
-                            "could not start {n} worker threads: {e}"
-                        ))
+                        Error::OutOfMemory(format!("could not start {n} worker threads: {e}"))
                     })?,
             ),
         };

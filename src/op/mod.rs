@@ -7,8 +7,8 @@ use crate::error::{invalid, Result};
 use crate::tensor::{Layout, TensorDesc};
 
 pub(crate) mod diagonal;
-pub(crate) mod kind;
 mod diagonal_kernel;
+pub(crate) mod kind;
 pub(crate) mod nonzero;
 mod nonzero_kernel;
 pub(crate) mod simd;

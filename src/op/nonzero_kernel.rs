@@ -206,7 +206,7 @@ fn drive<U: Word>(
 ) -> Result<u64> {
     let m = plan.input.elements;
     let threads = workers.threads.min(MAX_THREADS);
-    if threads <= 1 || m < PARALLEL_MIN || !plan.coords.distinct {
+    if threads <= 1 || m < PARALLEL_MIN || plan.coords.disjoint().is_none() {
         // Small inputs mask on the stack (no allocation); large ones a chunk at a time, as the
         // parallel path does.
         if m <= 64 {
