@@ -22,6 +22,9 @@ pub mod reference;
 pub mod tensor;
 pub mod version;
 
+#[cfg(test)]
+mod test_util;
+
 pub use device::{Device, DeviceOptions, Operator, DMLS_DEVICE_FLAG_EXTENSIONS};
 pub use error::{Error, Result};
 pub use op::{Input, OperatorDesc};

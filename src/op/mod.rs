@@ -318,55 +318,6 @@ fn check_slice(op: &str, name: &str, bytes: &[u8], l: &Layout) -> Result<()> {
     Ok(())
 }
 
-/// Element words: the unsigned integer of each element width. Kernels move bits, never values.
-pub(crate) trait Word: Copy + Send + Sync + PartialEq + bytemuck::Pod + 'static {
-    const ZERO: Self;
-    const SIZE: usize;
-    fn and(self, other: Self) -> Self;
-    /// Reads a value from the first `SIZE` bytes (native endian).
-    fn from_bytes(b: &[u8; 8]) -> Self;
-    /// The nonzero bitmasks of whole 64-element blocks: bit i of `out[w]` is set when
-    /// `data[64 w + i] & mask != 0`. `data` holds exactly `64 * out.len()` elements. Returns the
-    /// number of set bits. SIMD when the machine has it (see [`simd`]).
-    fn mask_blocks(data: &[Self], mask: Self, out: &mut [u64], isa: simd::Isa) -> u64;
-}
-
-macro_rules! word {
-    ($t:ty, $sse2:ident, $avx2:ident) => {
-        impl Word for $t {
-            const ZERO: Self = 0;
-            const SIZE: usize = core::mem::size_of::<$t>();
-            #[inline(always)]
-            fn and(self, other: Self) -> Self {
-                self & other
-            }
-            #[inline(always)]
-            fn from_bytes(b: &[u8; 8]) -> Self {
-                let mut a = [0u8; core::mem::size_of::<$t>()];
-                a.copy_from_slice(&b[..core::mem::size_of::<$t>()]);
-                <$t>::from_ne_bytes(a)
-            }
-            #[inline]
-            fn mask_blocks(data: &[Self], mask: Self, out: &mut [u64], isa: simd::Isa) -> u64 {
-                match isa {
-                    #[cfg(target_arch = "x86_64")]
-                    // SAFETY: `isa` is Avx2 only when the CPU has AVX2, BMI1 and POPCNT
-                    // (`simd::isa` detects them at run time).
-                    simd::Isa::Avx2 => unsafe { simd::x86::$avx2(data, mask, out) },
-                    #[cfg(target_arch = "x86_64")]
-                    // SAFETY: SSE2 is part of every x86_64.
-                    simd::Isa::Sse2 => unsafe { simd::x86::$sse2(data, mask, out) },
-                    _ => simd::mask_blocks_portable(data, mask, out),
-                }
-            }
-        }
-    };
-}
-word!(u8, u8_sse2, u8_avx2);
-word!(u16, u16_sse2, u16_avx2);
-word!(u32, u32_sse2, u32_avx2);
-word!(u64, u64_sse2, u64_avx2);
-
 /// A view of an output slice that several threads may write at once, each at indices no other
 /// thread writes. Writers check their largest index once, then write through the pointer.
 pub(crate) struct OutView<'a, T> {

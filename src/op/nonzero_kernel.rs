@@ -17,8 +17,8 @@
 use rayon::prelude::*;
 
 use super::nonzero::NonZeroPlan;
-use super::simd::{self, Isa};
-use super::{OutView, Word, Workers};
+use super::simd::{self, Isa, Word};
+use super::{OutView, Workers};
 use crate::error::{Error, Result};
 use crate::tensor::{Layout, MAX_DIMS};
 
@@ -121,7 +121,7 @@ fn with_output<O: Coord>(
         plan.coords.strides[k - 1] as usize
     };
     let geo = Geometry::new(&plan.input, n);
-    let isa = simd::isa();
+    let isa = Isa::detect();
     macro_rules! emit {
         ($n:literal) => {
             if rs == $n && cs == 1 {
@@ -159,7 +159,7 @@ fn with_output<O: Coord>(
 
 fn go(plan: &NonZeroPlan, input: &[u8], rows: &dyn Emit, workers: Workers<'_>) -> Result<u64> {
     let is_float = plan.input.dtype.is_float();
-    let isa = simd::isa();
+    let isa = Isa::detect();
     match plan.input.dtype.size() {
         1 => drive(
             &Source::<u8>::new(input, &plan.input, 0xFF, isa),
@@ -1029,7 +1029,7 @@ impl<O: Coord, const N: usize, const PACKED: bool> Emit for Rows<'_, O, N, PACKE
         // one only for a packed UINT32 output of up to four columns whose last is the line
         // position.
         #[cfg(target_arch = "x86_64")]
-        if self.isa == Isa::Avx2 {
+        if self.isa.has_avx2() {
             let dense = PACKED && !O::WIDE && N <= 4 && last_col;
             if dense && end - first >= DENSE_BITS * words.len() {
                 // SAFETY: see above; `dense` holds.
