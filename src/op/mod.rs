@@ -1,7 +1,5 @@
 //! Operators: descs as Rust values, validation into plans, and execution on byte slices.
 
-use core::marker::PhantomData;
-
 use crate::dml::{DML_FEATURE_LEVEL, DML_TENSOR_DATA_TYPE};
 use crate::error::{invalid, Result};
 use crate::tensor::{Layout, TensorDesc};
@@ -316,40 +314,4 @@ fn check_slice(op: &str, name: &str, bytes: &[u8], l: &Layout) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// A view of an output slice that several threads may write at once, each at indices no other
-/// thread writes. Writers check their largest index once, then write through the pointer.
-pub(crate) struct OutView<'a, T> {
-    ptr: *mut T,
-    len: usize,
-    _borrow: PhantomData<&'a mut [T]>,
-}
-
-// SAFETY: an OutView only hands out its pointer (`as_ptr`), whose writers must keep within
-// bounds and never write an element another thread accesses at the same time; the borrow it
-// holds is exclusive, so no reader outside the view exists while it lives.
-unsafe impl<T: Send> Sync for OutView<'_, T> {}
-// SAFETY: as above; moving the view moves the exclusive borrow.
-unsafe impl<T: Send> Send for OutView<'_, T> {}
-
-impl<'a, T: Copy> OutView<'a, T> {
-    pub fn new(slice: &'a mut [T]) -> Self {
-        OutView {
-            ptr: slice.as_mut_ptr(),
-            len: slice.len(),
-            _borrow: PhantomData,
-        }
-    }
-
-    /// The number of elements in the view.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// The first element's address. Whoever writes through it must keep within `len()`
-    /// elements and must not write an element that another thread accesses at the same time.
-    pub fn as_ptr(&self) -> *mut T {
-        self.ptr
-    }
 }
