@@ -5,7 +5,8 @@ use std::sync::Arc;
 use crate::dml::{DML_FEATURE_LEVEL, DML_TENSOR_DATA_TYPE};
 use crate::error::{invalid, Error, Result};
 use crate::level;
-use crate::op::{Config, Input, OperatorDesc, Plan, Workers};
+use crate::op::plan::Plan;
+use crate::op::{Config, Input, OperatorDesc, Workers};
 use crate::tensor::DataType;
 
 /// `dmls_device_desc.flags` bit: allow the extensions beyond DirectML. Without it a device is
