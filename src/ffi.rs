@@ -388,29 +388,36 @@ unsafe fn read_operator(desc: *const DML_OPERATOR_DESC) -> Result<OperatorDesc> 
     // operator desc, whose tensor pointers follow `read_tensor`'s contract.
     Ok(match ty {
         DML_OPERATOR_TYPE::NONZERO_COORDINATES => {
+            // SAFETY: `Desc` points to a DML_NONZERO_COORDINATES_OPERATOR_DESC (see above).
             let n = unsafe {
                 d.Desc
                     .cast::<DML_NONZERO_COORDINATES_OPERATOR_DESC>()
                     .read_unaligned()
             };
             OperatorDesc::NonZeroCoordinates {
+                // SAFETY: the desc's tensor pointers follow `read_tensor`'s contract.
                 input: unsafe { required_tensor(n.InputTensor, op, "InputTensor") }?,
+                // SAFETY: as above.
                 output_count: unsafe {
                     required_tensor(n.OutputCountTensor, op, "OutputCountTensor")
                 }?,
+                // SAFETY: as above.
                 output_coordinates: unsafe {
                     required_tensor(n.OutputCoordinatesTensor, op, "OutputCoordinatesTensor")
                 }?,
             }
         }
         DML_OPERATOR_TYPE::DIAGONAL_MATRIX1 => {
+            // SAFETY: `Desc` points to a DML_DIAGONAL_MATRIX1_OPERATOR_DESC (see above).
             let g = unsafe {
                 d.Desc
                     .cast::<DML_DIAGONAL_MATRIX1_OPERATOR_DESC>()
                     .read_unaligned()
             };
             OperatorDesc::DiagonalMatrix1 {
+                // SAFETY: the desc's tensor pointers follow `read_tensor`'s contract.
                 input: unsafe { read_tensor(g.InputTensor, op, "InputTensor") }?,
+                // SAFETY: as above.
                 output: unsafe { required_tensor(g.OutputTensor, op, "OutputTensor") }?,
                 value_data_type: g.ValueDataType,
                 value: g.Value.bytes(),
@@ -419,12 +426,14 @@ unsafe fn read_operator(desc: *const DML_OPERATOR_DESC) -> Result<OperatorDesc> 
             }
         }
         _ => {
+            // SAFETY: `Desc` points to a DML_DIAGONAL_MATRIX_OPERATOR_DESC (see above).
             let g = unsafe {
                 d.Desc
                     .cast::<DML_DIAGONAL_MATRIX_OPERATOR_DESC>()
                     .read_unaligned()
             };
             OperatorDesc::DiagonalMatrix {
+                // SAFETY: the desc's tensor pointer follows `read_tensor`'s contract.
                 output: unsafe { required_tensor(g.OutputTensor, op, "OutputTensor") }?,
                 offset: g.Offset,
                 value: g.Value,
@@ -719,6 +728,7 @@ pub unsafe extern "C" fn dmls_operator_execute(
             // SAFETY: the caller guarantees `Buffer + Offset` holds `SizeInBytes` readable bytes
             // (checked at least `len`), and no output overlaps it (checked above).
             Some(b) => {
+                // SAFETY: see above.
                 Input::Bytes(unsafe { core::slice::from_raw_parts(b.addr as *const u8, b.len) })
             }
         }];

@@ -11,6 +11,8 @@
 //! [`mod@reference`] holds plain, obviously-correct implementations of each operator, which the
 //! tests compare the fast kernels with.
 #![deny(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod device;
 pub mod dml;

@@ -1,6 +1,9 @@
 //! The C API end to end: the seed documents' examples verbatim, every operator and type,
 //! strides, feature levels, and error paths with their codes and messages.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod common;
 
 use core::ptr;
@@ -423,10 +426,13 @@ fn null_pointers_are_e_pointer() {
     let dev = Device::newest();
     let mut d = ptr::null_mut();
     assert_eq!(
+        // SAFETY: the desc and the out-pointer are NULL or locals that outlive the call.
         unsafe { dmls_device_create(ptr::null(), ptr::null_mut()) },
         E_POINTER
     );
+    // SAFETY: the desc and the out-pointer are NULL or locals that outlive the call.
     assert_eq!(unsafe { dmls_device_create(ptr::null(), &mut d) }, S_OK);
+    // SAFETY: the handle is NULL or live, and released only here.
     unsafe { dmls_device_release(d) };
     let mut op = ptr::null_mut();
     let nz = DML_OPERATOR_DESC {
@@ -434,15 +440,18 @@ fn null_pointers_are_e_pointer() {
         Desc: ptr::null(),
     };
     assert_eq!(
+        // SAFETY: the device is NULL or live; the desc and the out-pointer are NULL or locals that outlive the call.
         unsafe { dmls_device_create_operator(dev.0, &nz, &mut op) },
         E_POINTER
     );
     assert!(last_error().contains("Desc is NULL"));
     assert_eq!(
+        // SAFETY: the device is NULL or live; the desc and the out-pointer are NULL or locals that outlive the call.
         unsafe { dmls_device_create_operator(ptr::null(), &nz, &mut op) },
         E_POINTER
     );
     assert_eq!(
+        // SAFETY: the device is NULL or live; the desc and the out-pointer are NULL or locals that outlive the call.
         unsafe { dmls_device_create_operator(dev.0, ptr::null(), &mut op) },
         E_POINTER
     );
@@ -465,6 +474,7 @@ fn null_pointers_are_e_pointer() {
     input.dims_override = Some(2);
     let mut desc = nonzero_desc(&mut input, &mut count, &mut coords);
     // A NULL Sizes array with a nonzero count.
+    // SAFETY: the desc points to the locals built above, alive and not otherwise borrowed.
     unsafe {
         let t = &*desc.InputTensor;
         let b = t.Desc as *mut DML_BUFFER_TENSOR_DESC;
@@ -500,6 +510,7 @@ fn operator_types() {
             Desc: (&dummy as *const u64).cast(),
         };
         assert_eq!(
+            // SAFETY: the device is NULL or live; the desc and the out-pointer are NULL or locals that outlive the call.
             unsafe { dmls_device_create_operator(dev.0, &d, &mut op) },
             hr,
             "type {ty}"
@@ -531,6 +542,7 @@ fn device_levels_and_flags() {
             flags,
         };
         d = ptr::null_mut();
+        // SAFETY: the desc and the out-pointer are NULL or locals that outlive the call.
         let got = unsafe { dmls_device_create(&desc, &mut d) };
         assert_eq!(
             got,
@@ -540,6 +552,7 @@ fn device_levels_and_flags() {
         );
         if got == S_OK {
             assert!(!d.is_null());
+            // SAFETY: the handle is NULL or live, and released only here.
             unsafe { dmls_device_release(d) };
         } else {
             assert!(d.is_null());
@@ -547,7 +560,9 @@ fn device_levels_and_flags() {
         }
     }
     let _ = d;
+    // SAFETY: the handle is NULL or live, and released only here.
     unsafe { dmls_device_release(ptr::null_mut()) };
+    // SAFETY: the handle is NULL or live, and released only here.
     unsafe { dmls_operator_release(ptr::null_mut()) };
 }
 
@@ -559,6 +574,7 @@ fn feature_queries() {
         let q = DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT {
             DataType: DML_TENSOR_DATA_TYPE(ty),
         };
+        // SAFETY: the device is live; query and output are locals of at least the sizes given (or NULL, which is what is tested).
         let hr = unsafe {
             dmls_device_check_feature_support(
                 dev.0,
@@ -585,6 +601,7 @@ fn feature_queries() {
     let mut out = DML_FEATURE_DATA_FEATURE_LEVELS {
         MaxSupportedFeatureLevel: DML_FEATURE_LEVEL(0),
     };
+    // SAFETY: the device is live; query and output are locals of at least the sizes given (or NULL, which is what is tested).
     let call = |q: &DML_FEATURE_QUERY_FEATURE_LEVELS,
                 qs: u32,
                 out: &mut DML_FEATURE_DATA_FEATURE_LEVELS,
@@ -618,6 +635,7 @@ fn feature_queries() {
         RequestedFeatureLevels: ptr::null(),
     };
     assert_eq!(call(&q4, 16, &mut out, 4), E_POINTER);
+    // SAFETY: the device is live; query and output are locals of at least the sizes given (or NULL, which is what is tested).
     let hr = unsafe {
         dmls_device_check_feature_support(
             dev.0,
@@ -629,6 +647,7 @@ fn feature_queries() {
         )
     };
     assert_eq!(hr, DXGI_ERROR_UNSUPPORTED);
+    // SAFETY: the device is live; query and output are locals of at least the sizes given (or NULL, which is what is tested).
     let hr = unsafe {
         dmls_device_check_feature_support(
             dev.0,
@@ -933,6 +952,7 @@ fn diag0(
     )?;
     let mut ob = Buffer::new(out.total as usize);
     let obb = ob.binding();
+    // SAFETY: NULL pointers are what is tested; every other pointer is a live handle or a local binding array of the count given.
     let hr = unsafe { dmls_operator_execute(op.0, 0, ptr::null(), 1, &bind(&obb)) };
     assert_eq!(hr, S_OK, "{}", last_error());
     assert!(ob.guards_intact());
@@ -1104,10 +1124,12 @@ fn binding_rules() {
         E_INVALIDARG,
         "address space",
     );
+    // SAFETY: NULL pointers are what is tested; every other pointer is a live handle or a local binding array of the count given.
     let hr = unsafe {
         dmls_operator_execute(op.0, 1, ptr::null(), 2, [bind(&cbb), bind(&kbb)].as_ptr())
     };
     assert_eq!(hr, E_POINTER);
+    // SAFETY: NULL pointers are what is tested; every other pointer is a live handle or a local binding array of the count given.
     let hr = unsafe {
         dmls_operator_execute(
             ptr::null(),
@@ -1159,6 +1181,7 @@ fn misaligned_and_guaranteed_alignment() {
         .unwrap();
     let mut ob = Buffer::new(128);
     let mut b = ob.binding();
+    // SAFETY: the buffer is 128 bytes long, so one byte past its start is within it.
     b.Buffer = unsafe { (b.Buffer as *mut u8).add(1) }.cast();
     let (hr, msg) = execute(&op, &[none_binding()], &[bind(&b)]).unwrap_err();
     assert_eq!(hr, E_INVALIDARG);
@@ -1169,6 +1192,7 @@ fn misaligned_and_guaranteed_alignment() {
 #[test]
 fn calc_buffer_tensor_size() {
     let s = [1u32, 1, 2, 4];
+    // SAFETY: the arrays are NULL (what is tested) or locals of at least the count given.
     let calc = |t: u32, sizes: &[u32], strides: Option<&[u32]>| unsafe {
         dmls_calc_buffer_tensor_size(
             DML_TENSOR_DATA_TYPE(t),
@@ -1206,12 +1230,14 @@ fn calc_buffer_tensor_size() {
     );
     assert_eq!(calc(F64, &[u32::MAX; 8], None), 0, "overflow gives 0");
     assert_eq!(
+        // SAFETY: the arrays are NULL (what is tested) or locals of at least the count given.
         unsafe {
             dmls_calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE(1), 0, s.as_ptr(), ptr::null())
         },
         0
     );
     assert_eq!(
+        // SAFETY: the arrays are NULL (what is tested) or locals of at least the count given.
         unsafe {
             dmls_calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE(1), 2, ptr::null(), ptr::null())
         },
@@ -1221,13 +1247,16 @@ fn calc_buffer_tensor_size() {
 
 #[test]
 fn messages_and_version() {
+    // SAFETY: dmls_version returns a static NUL-terminated string.
     let v = unsafe { std::ffi::CStr::from_ptr(dmls_version()) };
     assert_eq!(v.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
     // A failure sets the message; truncation keeps the full length and a NUL.
+    // SAFETY: the desc and the out-pointer are NULL or locals that outlive the call.
     let hr = unsafe { dmls_device_create(ptr::null(), ptr::null_mut()) };
     assert_eq!(hr, E_POINTER);
     let full = last_error();
     let mut small = [0x55u8; 8];
+    // SAFETY: the buffer is NULL with size 0, or holds the size given.
     let n = unsafe { dmls_get_last_error_message(small.as_mut_ptr().cast(), small.len()) };
     assert_eq!(n, full.len());
     assert_eq!(&small[..7], &full.as_bytes()[..7]);
@@ -1237,8 +1266,10 @@ fn messages_and_version() {
         .join()
         .unwrap();
     let mut d = ptr::null_mut();
+    // SAFETY: the desc and the out-pointer are NULL or locals that outlive the call.
     assert_eq!(unsafe { dmls_device_create(ptr::null(), &mut d) }, S_OK);
     assert_eq!(last_error(), "");
+    // SAFETY: the handle is NULL or live, and released only here.
     unsafe { dmls_device_release(d) };
 }
 

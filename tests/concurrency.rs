@@ -7,6 +7,9 @@
 //! `DMLS_STRESS_SCALE` (default 1) multiplies the iteration counts; scripts/check_valgrind.sh
 //! runs these tests with a small scale.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 use std::thread;

@@ -2,6 +2,9 @@
 //! bit; FLOAT16 subnormals and infinities; INT32_MIN / INT32_MAX fill bounds and offsets; the
 //! largest valid tensors (validation only); strides near 2^32.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod common;
 
 use common::*;

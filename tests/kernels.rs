@@ -11,6 +11,9 @@
 //! `other_simd_levels` runs the fast cases again in child processes with `DMLS_SIMD=sse2` and
 //! `DMLS_SIMD=portable`, so every instruction set path runs on one machine.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod common;
 
 use common::{padded_strides, permuted_strides, run_seeded, seed_from_env, Buf};

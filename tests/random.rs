@@ -2,6 +2,9 @@
 //! types, strides (padded, permuted, broadcast), output strides, densities, fill ranges and
 //! thread counts. Set DMLS_SEED to replay a run; the seed is printed when a case fails.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod common;
 
 use common::*;

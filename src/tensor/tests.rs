@@ -122,7 +122,7 @@ fn overflow() {
         DataType::Float32.raw(),
         &[u32::MAX, 3],
         Some(&[u32::MAX, u32::MAX]),
-        u64::MAX & !3,
+        !3u64,
     );
     let err = Layout::validate(&huge, DataType::Float32, CTX, u64::MAX).unwrap_err();
     assert!(

@@ -260,6 +260,7 @@ pub fn create_diagonal(
 
 impl Drop for Device {
     fn drop(&mut self) {
+        // SAFETY: the handle is NULL or live, and released only here.
         unsafe { dmls_device_release(self.0) };
     }
 }
@@ -268,6 +269,7 @@ pub struct Operator(pub *mut dmls_operator);
 
 impl Drop for Operator {
     fn drop(&mut self) {
+        // SAFETY: the handle is NULL or live, and released only here.
         unsafe { dmls_operator_release(self.0) };
     }
 }
@@ -432,8 +434,10 @@ pub fn execute(
 }
 
 pub fn last_error() -> String {
+    // SAFETY: the buffer is NULL with size 0, or holds the size given.
     let n = unsafe { dmls_get_last_error_message(ptr::null_mut(), 0) };
     let mut buf = vec![0u8; n + 1];
+    // SAFETY: the buffer is NULL with size 0, or holds the size given.
     let m = unsafe { dmls_get_last_error_message(buf.as_mut_ptr().cast(), buf.len()) };
     assert_eq!(m, n);
     assert_eq!(buf[n], 0);

@@ -124,24 +124,29 @@ pub unsafe fn word<const N: usize>(
     shape: &Shape,
     tmpl: &Template,
 ) -> usize {
-    let mut base = _mm256_set1_epi32(off as i32);
-    let eight = _mm256_set1_epi32(8);
+    // SAFETY: the caller guarantees the CPU has AVX2 (here and below).
+    let (mut base, eight) = unsafe { (_mm256_set1_epi32(off as i32), _mm256_set1_epi32(8)) };
     for j in 0..8 {
         let byte = (bits >> (8 * j)) as u8;
-        // SAFETY: POSITIONS[byte] is 8 readable bytes (loadl reads 8).
-        let pos = unsafe { _mm_loadl_epi64(POSITIONS[byte as usize].as_ptr().cast()) };
-        let xs = _mm256_add_epi32(_mm256_cvtepu8_epi32(pos), base);
+        // SAFETY: POSITIONS[byte] is 8 readable bytes (loadl reads 8); the CPU has AVX2.
+        let xs = unsafe {
+            let pos = _mm_loadl_epi64(POSITIONS[byte as usize].as_ptr().cast());
+            _mm256_add_epi32(_mm256_cvtepu8_epi32(pos), base)
+        };
         // SAFETY: row r starts at element r × n; this byte's eight rows end before
         // (row + 8) × n, within the rows the caller lets us write.
         let p = unsafe { out.add(row * N) };
         for v in 0..N {
-            let x = _mm256_permutevar8x32_epi32(xs, shape.perm[v]);
-            let lanes = _mm256_blendv_epi8(tmpl.0[v], x, shape.mask[v]);
-            // SAFETY: lanes 8v .. 8v + 8 of the eight rows (see above).
-            unsafe { _mm256_storeu_si256(p.add(8 * v).cast(), lanes) };
+            // SAFETY: lanes 8v .. 8v + 8 of the eight rows (see above); the CPU has AVX2.
+            unsafe {
+                let x = _mm256_permutevar8x32_epi32(xs, shape.perm[v]);
+                let lanes = _mm256_blendv_epi8(tmpl.0[v], x, shape.mask[v]);
+                _mm256_storeu_si256(p.add(8 * v).cast(), lanes)
+            };
         }
         row += byte.count_ones() as usize;
-        base = _mm256_add_epi32(base, eight);
+        // SAFETY: the CPU has AVX2.
+        base = unsafe { _mm256_add_epi32(base, eight) };
     }
     row
 }

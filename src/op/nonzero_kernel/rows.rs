@@ -338,6 +338,7 @@ unsafe fn walk_dense<O: Coord, const N: usize, const PACKED: bool, S>(
     let mut row = first;
     // SAFETY: the CPU has AVX2; N <= 4.
     let shape = unsafe { expand::Shape::new(N) };
+    // SAFETY: as above.
     let mut tmpl = unsafe { expand::Template::new(&cur.row) };
     let mut tmpl_line = cur.line_start;
     let out = rows.out.as_ptr().cast::<u32>();

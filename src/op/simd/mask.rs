@@ -109,6 +109,7 @@ pub(crate) mod x86 {
     /// # Safety
     /// None beyond SSE2, which every x86_64 has.
     #[inline]
+    #[target_feature(enable = "sse2")]
     pub unsafe fn u8_sse2(data: &[u8], mask: u8, out: &mut [u64]) -> u64 {
         let mut total = 0u64;
         for (b, o) in blocks!(data, out, u8) {
@@ -151,6 +152,7 @@ pub(crate) mod x86 {
     /// # Safety
     /// None beyond SSE2.
     #[inline]
+    #[target_feature(enable = "sse2")]
     pub unsafe fn u16_sse2(data: &[u16], mask: u16, out: &mut [u64]) -> u64 {
         let mut total = 0u64;
         let m = _mm_set1_epi16(mask as i16);
@@ -211,6 +213,7 @@ pub(crate) mod x86 {
     /// # Safety
     /// None beyond SSE2.
     #[inline]
+    #[target_feature(enable = "sse2")]
     pub unsafe fn u32_sse2(data: &[u32], mask: u32, out: &mut [u64]) -> u64 {
         let mut total = 0u64;
         let m = _mm_set1_epi32(mask as i32);
@@ -261,6 +264,7 @@ pub(crate) mod x86 {
     /// # Safety
     /// None beyond SSE2.
     #[inline]
+    #[target_feature(enable = "sse2")]
     pub unsafe fn u64_sse2(data: &[u64], mask: u64, out: &mut [u64]) -> u64 {
         let mut total = 0u64;
         let m = _mm_set1_epi64x(mask as i64);
