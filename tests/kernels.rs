@@ -584,16 +584,17 @@ fn other_simd_levels() {
     }
     let exe = std::env::current_exe().expect("test executable");
     let seed = seed();
+    let tests = [
+        "nonzero_every_tail_and_type",
+        "nonzero_shapes_and_strides",
+        "nonzero_parallel",
+        "nonzero_transposed",
+        "diagonal_parallel",
+    ];
     for level in ["sse2", "portable"] {
         let out = std::process::Command::new(&exe)
-            .args([
-                "--exact",
-                "nonzero_every_tail_and_type",
-                "nonzero_shapes_and_strides",
-                "nonzero_parallel",
-                "nonzero_transposed",
-                "diagonal_parallel",
-            ])
+            .arg("--exact")
+            .args(tests)
             .env("DMLS_SIMD", level)
             .env("DMLS_SEED", seed.to_string())
             .output()
@@ -603,6 +604,14 @@ fn other_simd_levels() {
             "DMLS_SIMD={level} DMLS_SEED={seed}:\n{}\n{}",
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
+        );
+        // A renamed test would otherwise leave the child nothing to run, and pass.
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let want = format!("test result: ok. {} passed;", tests.len());
+        assert!(
+            stdout.contains(&want),
+            "DMLS_SIMD={level}: the child should run all {} tests:\n{stdout}",
+            tests.len()
         );
     }
 }
