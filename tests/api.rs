@@ -26,7 +26,8 @@ const NZ: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE::NONZERO_COORDINATES;
 const DM1: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE::DIAGONAL_MATRIX1;
 const DM: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE::DIAGONAL_MATRIX;
 
-/// Runs a NONZERO_COORDINATES op; returns (count, coordinate bytes buffer).
+/// Runs a NONZERO_COORDINATES op, checked against the reference; returns (count, coordinate
+/// bytes buffer).
 fn run_nonzero(
     dev: &Device,
     input: &mut Tensor,
@@ -41,12 +42,8 @@ fn run_nonzero(
             (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
         )
         .expect("create");
-    let mut inb = Buffer::with_bytes(data);
-    let mut cb = Buffer::new(count.total as usize);
-    let mut kb = Buffer::new(coords.total as usize);
-    let (ib, cbb, kbb) = (inb.binding(), cb.binding(), kb.binding());
-    execute(&op, &[bind(&ib)], &[bind(&cbb), bind(&kbb)]).expect("execute");
-    assert!(cb.guards_intact() && kb.guards_intact() && inb.guards_intact());
+    let (input, count, coords) = (input.rust(), count.rust(), coords.rust());
+    let (cb, kb) = run_nonzero_checked(op.0, &input, data, &count, &coords, CANARY);
     (u32s(&cb.bytes()[..4])[0], kb)
 }
 
@@ -273,152 +270,38 @@ fn nonzero_validation_messages() {
             assert!(msg.contains(p), "{msg:?} lacks {p:?}");
         }
     };
-    // The api.md example message.
-    check(
-        &mut Tensor::new(F32, &[2, 4]),
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[1, 1, 6, 2]),
-        E_INVALIDARG,
-        &["OutputCoordinatesTensor Sizes[2] (M) is 6, must equal the input's element count 8"],
-    );
-    check(
-        &mut Tensor::new(F32, &[1, 2, 4]),
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[8, 1]),
-        E_INVALIDARG,
-        &["(N) is 1", "effective rank 2"],
-    );
-    check(
-        &mut Tensor::new(F32, &[2, 4]),
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[8, 3]),
-        E_INVALIDARG,
-        &["(N) is 3", "DimensionCount 2"],
-    );
-    check(
-        &mut Tensor::new(F32, &[2, 4]),
-        &mut Tensor::new(U32, &[2]),
-        &mut Tensor::new(U32, &[8, 2]),
-        E_INVALIDARG,
-        &["OutputCountTensor Sizes[0] is 2"],
-    );
-    check(
-        &mut Tensor::new(F32, &[2, 4]),
-        &mut Tensor::new(I32, &[1]),
-        &mut Tensor::new(U32, &[8, 2]),
-        E_INVALIDARG,
-        &["OutputCountTensor DataType is INT32 (6), must be UINT32"],
-    );
-    check(
-        &mut Tensor::new(F64, &[2, 4]),
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[8, 2]),
-        E_INVALIDARG,
-        &[
-            "InputTensor DataType is FLOAT64",
-            "DMLS_DEVICE_FLAG_EXTENSIONS",
-        ],
-    );
-    check(
-        &mut Tensor::new(F32, &[2, 4]),
-        &mut Tensor::new(U64, &[1]),
-        &mut Tensor::new(U64, &[8, 2]),
-        E_INVALIDARG,
-        &["DMLS_DEVICE_FLAG_EXTENSIONS"],
-    );
-    check(
-        &mut Tensor::new(12, &[2, 4]),
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[8, 2]),
-        E_INVALIDARG,
-        &["UINT4 (12)"],
-    );
-    check(
-        &mut Tensor::new(F32, &[2, 4]),
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[2, 8, 2]),
-        E_INVALIDARG,
-        &["OutputCoordinatesTensor Sizes[0] is 2"],
-    );
-    check(
-        &mut Tensor::new(F32, &[2, 4]),
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[16]),
-        E_INVALIDARG,
-        &["OutputCoordinatesTensor DimensionCount is 1, must be 2 to 8"],
-    );
-    let mut zero = Tensor::new(F32, &[2, 4]);
-    zero.sizes[1] = 0;
-    check(
-        &mut zero,
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[8, 2]),
-        E_INVALIDARG,
-        &["InputTensor Sizes[1] is 0"],
-    );
-    let mut small = Tensor::new(F32, &[2, 4]);
-    small.total = 28;
-    check(
-        &mut small,
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[8, 2]),
-        E_INVALIDARG,
-        &["TotalTensorSizeInBytes is 28, less than the 32 bytes"],
-    );
-    let mut odd = Tensor::new(F32, &[2, 4]);
-    odd.total = 34;
-    check(
-        &mut odd,
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[8, 2]),
-        E_INVALIDARG,
-        &["TotalTensorSizeInBytes is 34, must be a multiple of 4"],
-    );
-    let mut flags = Tensor::new(F32, &[2, 4]);
-    flags.flags = 1;
-    check(
-        &mut flags,
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[8, 2]),
-        E_INVALIDARG,
-        &["OWNED_BY_DML"],
-    );
-    let mut align = Tensor::new(F32, &[2, 4]);
-    align.alignment = 2;
-    check(
-        &mut align,
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[8, 2]),
-        E_INVALIDARG,
-        &["GuaranteedBaseOffsetAlignment is 2"],
-    );
-    let mut nine = Tensor::new(F32, &[2, 4]);
-    nine.dims_override = Some(9);
-    check(
-        &mut nine,
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[8, 2]),
-        E_INVALIDARG,
-        &["InputTensor DimensionCount is 9"],
-    );
-    let mut huge = Tensor::new(F32, &[65536, 65536]);
-    huge.total = !3;
-    check(
-        &mut huge,
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[65536, 2]),
-        E_INVALIDARG,
-        &["4294967296 elements"],
-    );
-    let mut over = Tensor::strided(F32, &[2, 4], &[u32::MAX, u32::MAX]);
-    over.total = 64;
-    check(
-        &mut over,
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[8, 2]),
-        E_INVALIDARG,
-        &["TotalTensorSizeInBytes is 64, less than"],
-    );
+    /// A tensor with some fields changed.
+    fn with(mut t: Tensor, f: impl FnOnce(&mut Tensor)) -> Tensor {
+        f(&mut t);
+        t
+    }
+    let t_ = Tensor::new;
+    // (input, count, coordinates, what the E_INVALIDARG message says)
+    #[rustfmt::skip]
+    let cases: Vec<(Tensor, Tensor, Tensor, &[&str])> = vec![
+        // The api.md example message.
+        (t_(F32, &[2, 4]), t_(U32, &[1]), t_(U32, &[1, 1, 6, 2]), &["OutputCoordinatesTensor Sizes[2] (M) is 6, must equal the input's element count 8"]),
+        (t_(F32, &[1, 2, 4]), t_(U32, &[1]), t_(U32, &[8, 1]), &["(N) is 1", "effective rank 2"]),
+        (t_(F32, &[2, 4]), t_(U32, &[1]), t_(U32, &[8, 3]), &["(N) is 3", "DimensionCount 2"]),
+        (t_(F32, &[2, 4]), t_(U32, &[2]), t_(U32, &[8, 2]), &["OutputCountTensor Sizes[0] is 2"]),
+        (t_(F32, &[2, 4]), t_(I32, &[1]), t_(U32, &[8, 2]), &["OutputCountTensor DataType is INT32 (6), must be UINT32"]),
+        (t_(F64, &[2, 4]), t_(U32, &[1]), t_(U32, &[8, 2]), &["InputTensor DataType is FLOAT64", "DMLS_DEVICE_FLAG_EXTENSIONS"]),
+        (t_(F32, &[2, 4]), t_(U64, &[1]), t_(U64, &[8, 2]), &["DMLS_DEVICE_FLAG_EXTENSIONS"]),
+        (t_(12, &[2, 4]), t_(U32, &[1]), t_(U32, &[8, 2]), &["UINT4 (12)"]),
+        (t_(F32, &[2, 4]), t_(U32, &[1]), t_(U32, &[2, 8, 2]), &["OutputCoordinatesTensor Sizes[0] is 2"]),
+        (t_(F32, &[2, 4]), t_(U32, &[1]), t_(U32, &[16]), &["OutputCoordinatesTensor DimensionCount is 1, must be 2 to 8"]),
+        (with(t_(F32, &[2, 4]), |t| t.sizes[1] = 0), t_(U32, &[1]), t_(U32, &[8, 2]), &["InputTensor Sizes[1] is 0"]),
+        (with(t_(F32, &[2, 4]), |t| t.total = 28), t_(U32, &[1]), t_(U32, &[8, 2]), &["TotalTensorSizeInBytes is 28, less than the 32 bytes"]),
+        (with(t_(F32, &[2, 4]), |t| t.total = 34), t_(U32, &[1]), t_(U32, &[8, 2]), &["TotalTensorSizeInBytes is 34, must be a multiple of 4"]),
+        (with(t_(F32, &[2, 4]), |t| t.flags = 1), t_(U32, &[1]), t_(U32, &[8, 2]), &["OWNED_BY_DML"]),
+        (with(t_(F32, &[2, 4]), |t| t.alignment = 2), t_(U32, &[1]), t_(U32, &[8, 2]), &["GuaranteedBaseOffsetAlignment is 2"]),
+        (with(t_(F32, &[2, 4]), |t| t.dims_override = Some(9)), t_(U32, &[1]), t_(U32, &[8, 2]), &["InputTensor DimensionCount is 9"]),
+        (with(t_(F32, &[65536, 65536]), |t| t.total = !3), t_(U32, &[1]), t_(U32, &[65536, 2]), &["4294967296 elements"]),
+        (with(Tensor::strided(F32, &[2, 4], &[u32::MAX, u32::MAX]), |t| t.total = 64), t_(U32, &[1]), t_(U32, &[8, 2]), &["TotalTensorSizeInBytes is 64, less than"]),
+    ];
+    for (mut input, mut count, mut coords, parts) in cases {
+        check(&mut input, &mut count, &mut coords, E_INVALIDARG, parts);
+    }
 }
 
 #[test]
@@ -669,11 +552,11 @@ fn run_diag1(
     b: i32,
     e: i32,
 ) -> Buffer {
-    let mut inb = input.as_ref().map(|(_, d)| Buffer::with_bytes(d));
-    let (it, _) = match input {
+    let (it, data) = match input {
         Some((t, d)) => (Some(t), Some(d)),
         None => (None, None),
     };
+    let in_desc = it.as_ref().map(|t| t.rust());
     let desc = diag1_desc(it, output, value, b, e);
     let op = dev
         .create(
@@ -681,13 +564,8 @@ fn run_diag1(
             (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
         )
         .expect("create");
-    let mut ob = Buffer::new(output.total as usize);
-    let obb = ob.binding();
-    let ib = inb.as_mut().map(|b| b.binding());
-    let input_binding = ib.as_ref().map_or(none_binding(), |b| bind(b));
-    execute(&op, &[input_binding], &[bind(&obb)]).expect("execute");
-    assert!(ob.guards_intact());
-    ob
+    let input = in_desc.as_ref().zip(data);
+    run_diag1_checked(op.0, input, &output.rust(), (value, b, e), CANARY)
 }
 
 fn seed_input() -> Vec<u8> {
@@ -1046,7 +924,7 @@ fn binding_rules() {
         E_INVALIDARG,
         "DML_BINDING_TYPE_NONE",
     );
-    let mut small = ib.clone();
+    let mut small = ib;
     small.SizeInBytes = 16;
     expect_fail(
         &[bind(&small)],
@@ -1054,7 +932,7 @@ fn binding_rules() {
         E_INVALIDARG,
         "SizeInBytes is 16",
     );
-    let mut odd = ib.clone();
+    let mut odd = ib;
     odd.Offset = 8;
     expect_fail(
         &[bind(&odd)],
@@ -1062,7 +940,7 @@ fn binding_rules() {
         E_INVALIDARG,
         "Offset is 8, must be a multiple of 16",
     );
-    let mut nul = ib.clone();
+    let mut nul = ib;
     nul.Buffer = ptr::null_mut();
     expect_fail(
         &[bind(&nul)],
@@ -1072,7 +950,7 @@ fn binding_rules() {
     );
     let arr = DML_BINDING_DESC {
         Type: DML_BINDING_TYPE::BUFFER_ARRAY,
-        Desc: (&*ib as *const DML_BUFFER_BINDING).cast(),
+        Desc: (&ib as *const DML_BUFFER_BINDING).cast(),
     };
     expect_fail(
         &[arr],
@@ -1082,7 +960,7 @@ fn binding_rules() {
     );
     let bad = DML_BINDING_DESC {
         Type: DML_BINDING_TYPE(9),
-        Desc: (&*ib as *const DML_BUFFER_BINDING).cast(),
+        Desc: (&ib as *const DML_BUFFER_BINDING).cast(),
     };
     expect_fail(&[bad], &[bind(&cbb), bind(&kbb)], E_INVALIDARG, "Type is 9");
     let nodesc = DML_BINDING_DESC {
@@ -1096,7 +974,7 @@ fn binding_rules() {
         "binding Desc is NULL",
     );
     // Count and coordinates overlapping.
-    let mut overlap = kbb.clone();
+    let mut overlap = kbb;
     overlap.SizeInBytes = 64;
     expect_fail(
         &[bind(&ib)],
@@ -1105,7 +983,7 @@ fn binding_rules() {
         "overlaps",
     );
     // Output overlapping the input.
-    let mut onto_input = ib.clone();
+    let mut onto_input = ib;
     onto_input.SizeInBytes = 64;
     expect_fail(
         &[bind(&ib)],
