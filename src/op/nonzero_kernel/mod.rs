@@ -34,7 +34,7 @@ use schedule::drive;
 use source::Source;
 
 use super::nonzero::NonZeroPlan;
-use super::simd::Isa;
+use super::simd::{Isa, Word};
 use super::Workers;
 use crate::error::Result;
 
@@ -94,80 +94,63 @@ fn with_view<O: Coord, S: Sharing>(
     } else {
         plan.coords.strides[k - 1] as usize
     };
-    let geo = Geometry::new(&plan.input, n);
-    let isa = Isa::detect();
-    macro_rules! emit {
-        ($n:literal) => {
-            if rs == $n && cs == 1 {
-                let rows = Rows::<O, $n, true, S> {
-                    out,
-                    rs,
-                    cs,
-                    geo,
-                    isa,
-                };
-                go(plan, input, S::writer(&rows), workers)
-            } else {
-                let rows = Rows::<O, $n, false, S> {
-                    out,
-                    rs,
-                    cs,
-                    geo,
-                    isa,
-                };
-                go(plan, input, S::writer(&rows), workers)
-            }
-        };
-    }
+    let out = (out, rs, cs, Geometry::new(&plan.input, n));
     match n {
-        1 => emit!(1),
-        2 => emit!(2),
-        3 => emit!(3),
-        4 => emit!(4),
-        5 => emit!(5),
-        6 => emit!(6),
-        7 => emit!(7),
-        _ => emit!(8),
+        1 => with_rows::<O, 1, S>(plan, input, out, workers),
+        2 => with_rows::<O, 2, S>(plan, input, out, workers),
+        3 => with_rows::<O, 3, S>(plan, input, out, workers),
+        4 => with_rows::<O, 4, S>(plan, input, out, workers),
+        5 => with_rows::<O, 5, S>(plan, input, out, workers),
+        6 => with_rows::<O, 6, S>(plan, input, out, workers),
+        7 => with_rows::<O, 7, S>(plan, input, out, workers),
+        _ => with_rows::<O, 8, S>(plan, input, out, workers),
     }
 }
 
-/// Picks the bitmask source for the input type.
-fn go(plan: &NonZeroPlan, input: &[u8], rows: Writer<'_>, workers: Workers<'_>) -> Result<u64> {
-    let is_float = plan.input.dtype.is_float();
+/// The view, row and column strides and geometry of the coordinates output.
+type Output<'a, O, S> = (OutView<'a, O, S>, usize, usize, Geometry);
+
+/// Picks the row writer for N columns, packed or strided.
+fn with_rows<O: Coord, const N: usize, S: Sharing>(
+    plan: &NonZeroPlan,
+    input: &[u8],
+    (out, rs, cs, geo): Output<'_, O, S>,
+    workers: Workers<'_>,
+) -> Result<u64> {
     let isa = Isa::detect();
-    match plan.input.dtype.size() {
-        1 => drive(
-            &Source::<u8>::new(input, &plan.input, 0xFF, isa),
-            rows,
-            plan,
-            workers,
-        ),
-        2 => {
-            let mask = if is_float { 0x7FFF } else { u16::MAX };
-            drive(
-                &Source::<u16>::new(input, &plan.input, mask, isa),
-                rows,
-                plan,
-                workers,
-            )
-        }
-        4 => {
-            let mask = if is_float { 0x7FFF_FFFF } else { u32::MAX };
-            drive(
-                &Source::<u32>::new(input, &plan.input, mask, isa),
-                rows,
-                plan,
-                workers,
-            )
-        }
-        _ => {
-            let mask = if is_float { u64::MAX >> 1 } else { u64::MAX };
-            drive(
-                &Source::<u64>::new(input, &plan.input, mask, isa),
-                rows,
-                plan,
-                workers,
-            )
-        }
+    if rs == N && cs == 1 {
+        let rows = Rows::<O, N, true, S>::new(out, rs, cs, geo, isa);
+        go(plan, input, S::writer(&rows), workers)
+    } else {
+        let rows = Rows::<O, N, false, S>::new(out, rs, cs, geo, isa);
+        go(plan, input, S::writer(&rows), workers)
     }
+}
+
+/// Picks the bitmask source for the input type: floats are masked without their sign bit, so
+/// -0.0 counts as zero.
+fn go(plan: &NonZeroPlan, input: &[u8], rows: Writer<'_>, workers: Workers<'_>) -> Result<u64> {
+    match plan.input.dtype.size() {
+        1 => go_with::<u8>(plan, input, rows, workers, 0xFF, 0xFF),
+        2 => go_with::<u16>(plan, input, rows, workers, 0x7FFF, u16::MAX),
+        4 => go_with::<u32>(plan, input, rows, workers, 0x7FFF_FFFF, u32::MAX),
+        _ => go_with::<u64>(plan, input, rows, workers, u64::MAX >> 1, u64::MAX),
+    }
+}
+
+fn go_with<U: Word>(
+    plan: &NonZeroPlan,
+    input: &[u8],
+    rows: Writer<'_>,
+    workers: Workers<'_>,
+    float_mask: U,
+    int_mask: U,
+) -> Result<u64> {
+    let mask = if plan.input.dtype.is_float() {
+        float_mask
+    } else {
+        int_mask
+    };
+    let src = Source::<U>::new(input, &plan.input, mask, Isa::detect());
+    drive(&src, rows, plan, workers)
 }

@@ -42,11 +42,23 @@ impl<'r> Writer<'r> {
 /// The coordinates output: N columns, packed (`rs == N`, `cs == 1`) or strided, over a view
 /// shared by the workers or not (`S`).
 pub(super) struct Rows<'a, O, const N: usize, const PACKED: bool, S> {
-    pub out: OutView<'a, O, S>,
-    pub rs: usize,
-    pub cs: usize,
-    pub geo: Geometry,
-    pub isa: Isa,
+    out: OutView<'a, O, S>,
+    rs: usize,
+    cs: usize,
+    geo: Geometry,
+    isa: Isa,
+}
+
+impl<'a, O, const N: usize, const PACKED: bool, S> Rows<'a, O, N, PACKED, S> {
+    pub fn new(out: OutView<'a, O, S>, rs: usize, cs: usize, geo: Geometry, isa: Isa) -> Self {
+        Rows {
+            out,
+            rs,
+            cs,
+            geo,
+            isa,
+        }
+    }
 }
 
 /// How rows written through a view of kind `Self` may be scheduled.
@@ -176,6 +188,31 @@ impl<O: Coord, const N: usize, const PACKED: bool, S> Rows<'_, O, N, PACKED, S> 
         row
     }
 
+    /// Writes the rows of a word that may cross lines (bit i is element `base + i`) bit by bit,
+    /// moving the cursor along, from row `row` on; returns the row after them.
+    ///
+    /// # Safety
+    /// Rows `row .. row + (set bits)` are in bounds and no other thread accesses them.
+    #[inline(always)]
+    unsafe fn word_across_lines<const LAST: bool>(
+        &self,
+        cur: &mut Cursor<O, N>,
+        mut bits: u64,
+        base: u64,
+        xcol: usize,
+        mut row: usize,
+    ) -> usize {
+        while bits != 0 {
+            let pos = base + u64::from(bits.trailing_zeros());
+            bits &= bits - 1;
+            cur.reach(&self.geo, pos);
+            // SAFETY: one row per set bit from `row`: in bounds and ours (caller).
+            unsafe { self.put::<LAST>(row, &cur.row, xcol, pos - cur.line_start) };
+            row += 1;
+        }
+        row
+    }
+
     /// Writes the rows of `words` from row `first` on; `end` is one past the last of them.
     ///
     /// # Safety
@@ -202,15 +239,8 @@ impl<O: Coord, const N: usize, const PACKED: bool, S> Rows<'_, O, N, PACKED, S> 
                 // SAFETY: this word's rows follow `row`, below `end`: in bounds and ours.
                 row = unsafe { self.word::<LAST>(w, base - cur.line_start, &cur.row, row, end) };
             } else {
-                let mut bits = w;
-                while bits != 0 {
-                    let pos = base + u64::from(bits.trailing_zeros());
-                    bits &= bits - 1;
-                    cur.reach(g, pos);
-                    // SAFETY: one row per set bit, so `row` stays below `end`.
-                    unsafe { self.put::<LAST>(row, &cur.row, xcol, pos - cur.line_start) };
-                    row += 1;
-                }
+                // SAFETY: one row per set bit, so `row` stays below `end`.
+                row = unsafe { self.word_across_lines::<LAST>(&mut cur, w, base, xcol, row) };
             }
         }
         debug_assert_eq!(row, end);
@@ -361,15 +391,8 @@ unsafe fn walk_dense<O: Coord, const N: usize, const PACKED: bool, S>(
             // SAFETY: this word's rows follow `row`, below `end`: in bounds and ours.
             row = unsafe { rows.word::<true>(w, base - cur.line_start, &cur.row, row, end) };
         } else {
-            let mut bits = w;
-            while bits != 0 {
-                let pos = base + u64::from(bits.trailing_zeros());
-                bits &= bits - 1;
-                cur.reach(g, pos);
-                // SAFETY: one row per set bit, so `row` stays below `end`.
-                unsafe { rows.put::<true>(row, &cur.row, N - 1, pos - cur.line_start) };
-                row += 1;
-            }
+            // SAFETY: one row per set bit, so `row` stays below `end`.
+            row = unsafe { rows.word_across_lines::<true>(&mut cur, w, base, N - 1, row) };
         }
     }
     debug_assert_eq!(row, end);
