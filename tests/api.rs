@@ -577,71 +577,31 @@ fn seed_input() -> Vec<u8> {
 #[test]
 fn seed_diagonal_matrix1_examples() {
     let dev = Device::newest();
-    // Default identity matrix (the page says Value 7 but shows ones; the pseudocode gives 7).
-    let ob = run_diag1(
-        &dev,
-        None,
-        &mut Tensor::new(F32, &[4, 5]),
-        f32_value(7.0),
-        0,
-        1,
-    );
-    assert_eq!(
-        f32s(ob.bytes()),
-        [7., 0., 0., 0., 0., 0., 7., 0., 0., 0., 0., 0., 7., 0., 0., 0., 0., 0., 7., 0.]
-    );
-    let ob = run_diag1(
-        &dev,
-        None,
-        &mut Tensor::new(F32, &[4, 5]),
-        f32_value(1.0),
-        0,
-        1,
-    );
-    assert_eq!(
-        f32s(ob.bytes()),
-        [1., 0., 0., 0., 0., 0., 1., 0., 0., 0., 0., 0., 1., 0., 0., 0., 0., 0., 1., 0.]
-    );
-    // A 3-wide strip.
-    let ob = run_diag1(
-        &dev,
-        None,
-        &mut Tensor::new(F32, &[4, 5]),
-        f32_value(7.0),
-        0,
-        3,
-    );
-    assert_eq!(
-        f32s(ob.bytes()),
-        [7., 7., 7., 0., 0., 0., 7., 7., 7., 0., 0., 0., 7., 7., 7., 0., 0., 0., 7., 7.]
-    );
-    // Keep the strictly upper triangle.
     let data = seed_input();
-    let ob = run_diag1(
-        &dev,
-        Some((&mut Tensor::new(F32, &[4, 5]), &data)),
-        &mut Tensor::new(F32, &[4, 5]),
-        f32_value(0.0),
-        i32::MIN,
-        1,
-    );
-    assert_eq!(
-        f32s(ob.bytes()),
-        [0., 7., 3., 7., 9., 0., 0., 8., 6., 9., 0., 0., 0., 8., 7., 0., 0., 0., 0., 4.]
-    );
-    // Keep only the diagonal.
-    let ob = run_diag1(
-        &dev,
-        Some((&mut Tensor::new(F32, &[4, 5]), &data)),
-        &mut Tensor::new(F32, &[4, 5]),
-        f32_value(0.0),
-        1,
-        0,
-    );
-    assert_eq!(
-        f32s(ob.bytes()),
-        [4., 0., 0., 0., 0., 0., 2., 0., 0., 0., 0., 0., 1., 0., 0., 0., 0., 0., 2., 0.]
-    );
+    // (input given, Value, DiagonalFillBegin, DiagonalFillEnd, the {4,5} output)
+    #[rustfmt::skip]
+    let cases: [(bool, f32, i32, i32, [f32; 20]); 5] = [
+        // Default identity matrix (the page says Value 7 but shows ones; the pseudocode gives 7).
+        (false, 7.0, 0, 1, [7., 0., 0., 0., 0., 0., 7., 0., 0., 0., 0., 0., 7., 0., 0., 0., 0., 0., 7., 0.]),
+        (false, 1.0, 0, 1, [1., 0., 0., 0., 0., 0., 1., 0., 0., 0., 0., 0., 1., 0., 0., 0., 0., 0., 1., 0.]),
+        // A 3-wide strip.
+        (false, 7.0, 0, 3, [7., 7., 7., 0., 0., 0., 7., 7., 7., 0., 0., 0., 7., 7., 7., 0., 0., 0., 7., 7.]),
+        // Keep the strictly upper triangle.
+        (true, 0.0, i32::MIN, 1, [0., 7., 3., 7., 9., 0., 0., 8., 6., 9., 0., 0., 0., 8., 7., 0., 0., 0., 0., 4.]),
+        // Keep only the diagonal.
+        (true, 0.0, 1, 0, [4., 0., 0., 0., 0., 0., 2., 0., 0., 0., 0., 0., 1., 0., 0., 0., 0., 0., 2., 0.]),
+    ];
+    for (with_input, value, begin, end, want) in cases {
+        let mut input = Tensor::new(F32, &[4, 5]);
+        let input = with_input.then_some((&mut input, &data[..]));
+        let mut output = Tensor::new(F32, &[4, 5]);
+        let ob = run_diag1(&dev, input, &mut output, f32_value(value), begin, end);
+        assert_eq!(
+            f32s(ob.bytes()),
+            want,
+            "Value {value} begin {begin} end {end}"
+        );
+    }
 }
 
 #[test]
@@ -900,108 +860,51 @@ fn binding_rules() {
     let mut cb = Buffer::new(4);
     let mut kb = Buffer::new(64);
     let (ib, cbb, kbb) = (inb.binding(), cb.binding(), kb.binding());
-    let expect_fail =
-        |inputs: &[DML_BINDING_DESC], outputs: &[DML_BINDING_DESC], hr: HRESULT, part: &str| {
-            let (got, msg) = execute(&op, inputs, outputs).unwrap_err();
-            assert_eq!(got, hr, "{msg}");
-            assert!(msg.contains(part), "{msg:?} lacks {part:?}");
-        };
-    expect_fail(
-        &[],
-        &[bind(&cbb), bind(&kbb)],
-        E_INVALIDARG,
-        "input_count is 0",
-    );
-    expect_fail(
-        &[bind(&ib)],
-        &[bind(&cbb)],
-        E_INVALIDARG,
-        "output_count is 1",
-    );
-    expect_fail(
-        &[none_binding()],
-        &[bind(&cbb), bind(&kbb)],
-        E_INVALIDARG,
-        "DML_BINDING_TYPE_NONE",
-    );
-    let mut small = ib;
-    small.SizeInBytes = 16;
-    expect_fail(
-        &[bind(&small)],
-        &[bind(&cbb), bind(&kbb)],
-        E_INVALIDARG,
-        "SizeInBytes is 16",
-    );
-    let mut odd = ib;
-    odd.Offset = 8;
-    expect_fail(
-        &[bind(&odd)],
-        &[bind(&cbb), bind(&kbb)],
-        E_INVALIDARG,
-        "Offset is 8, must be a multiple of 16",
-    );
-    let mut nul = ib;
-    nul.Buffer = ptr::null_mut();
-    expect_fail(
-        &[bind(&nul)],
-        &[bind(&cbb), bind(&kbb)],
-        E_POINTER,
-        "Buffer is NULL",
-    );
-    let arr = DML_BINDING_DESC {
-        Type: DML_BINDING_TYPE::BUFFER_ARRAY,
-        Desc: (&ib as *const DML_BUFFER_BINDING).cast(),
+    // Broken bindings, each a copy of a good one with one field changed.
+    let with = |b: &DML_BUFFER_BINDING, f: &dyn Fn(&mut DML_BUFFER_BINDING)| {
+        let mut b = *b;
+        f(&mut b);
+        b
     };
-    expect_fail(
-        &[arr],
-        &[bind(&cbb), bind(&kbb)],
-        E_INVALIDARG,
-        "BUFFER_ARRAY",
-    );
-    let bad = DML_BINDING_DESC {
-        Type: DML_BINDING_TYPE(9),
-        Desc: (&ib as *const DML_BUFFER_BINDING).cast(),
-    };
-    expect_fail(&[bad], &[bind(&cbb), bind(&kbb)], E_INVALIDARG, "Type is 9");
-    let nodesc = DML_BINDING_DESC {
-        Type: DML_BINDING_TYPE::BUFFER,
-        Desc: ptr::null(),
-    };
-    expect_fail(
-        &[nodesc],
-        &[bind(&cbb), bind(&kbb)],
-        E_POINTER,
-        "binding Desc is NULL",
-    );
-    // Count and coordinates overlapping.
-    let mut overlap = kbb;
-    overlap.SizeInBytes = 64;
-    expect_fail(
-        &[bind(&ib)],
-        &[bind(&overlap), bind(&kbb)],
-        E_INVALIDARG,
-        "overlaps",
-    );
-    // Output overlapping the input.
-    let mut onto_input = ib;
-    onto_input.SizeInBytes = 64;
-    expect_fail(
-        &[bind(&ib)],
-        &[bind(&cbb), bind(&onto_input)],
-        E_INVALIDARG,
-        "overlaps",
-    );
-    let over = Box::new(DML_BUFFER_BINDING {
-        Buffer: ib.Buffer,
-        Offset: u64::MAX - 15,
-        SizeInBytes: 32,
+    let small = with(&ib, &|b| b.SizeInBytes = 16);
+    let odd = with(&ib, &|b| b.Offset = 8);
+    let nul = with(&ib, &|b| b.Buffer = ptr::null_mut());
+    // Count and coordinates overlapping; an output overlapping the input.
+    let overlap = with(&kbb, &|b| b.SizeInBytes = 64);
+    let onto_input = with(&ib, &|b| b.SizeInBytes = 64);
+    let over = with(&ib, &|b| {
+        b.Offset = u64::MAX - 15;
+        b.SizeInBytes = 32;
     });
-    expect_fail(
-        &[bind(&over)],
-        &[bind(&cbb), bind(&kbb)],
-        E_INVALIDARG,
-        "address space",
-    );
+    let typed = |t: DML_BINDING_TYPE, desc: *const DML_BUFFER_BINDING| DML_BINDING_DESC {
+        Type: t,
+        Desc: desc.cast(),
+    };
+    let arr = typed(DML_BINDING_TYPE::BUFFER_ARRAY, &ib);
+    let bad = typed(DML_BINDING_TYPE(9), &ib);
+    let nodesc = typed(DML_BINDING_TYPE::BUFFER, ptr::null());
+    let outs = [bind(&cbb), bind(&kbb)];
+    // (inputs, outputs, HRESULT, what the message says)
+    #[rustfmt::skip]
+    let cases: [(&[DML_BINDING_DESC], &[DML_BINDING_DESC], HRESULT, &str); 12] = [
+        (&[], &outs, E_INVALIDARG, "input_count is 0"),
+        (&[bind(&ib)], &[bind(&cbb)], E_INVALIDARG, "output_count is 1"),
+        (&[none_binding()], &outs, E_INVALIDARG, "DML_BINDING_TYPE_NONE"),
+        (&[bind(&small)], &outs, E_INVALIDARG, "SizeInBytes is 16"),
+        (&[bind(&odd)], &outs, E_INVALIDARG, "Offset is 8, must be a multiple of 16"),
+        (&[bind(&nul)], &outs, E_POINTER, "Buffer is NULL"),
+        (&[arr], &outs, E_INVALIDARG, "BUFFER_ARRAY"),
+        (&[bad], &outs, E_INVALIDARG, "Type is 9"),
+        (&[nodesc], &outs, E_POINTER, "binding Desc is NULL"),
+        (&[bind(&ib)], &[bind(&overlap), bind(&kbb)], E_INVALIDARG, "overlaps"),
+        (&[bind(&ib)], &[bind(&cbb), bind(&onto_input)], E_INVALIDARG, "overlaps"),
+        (&[bind(&over)], &outs, E_INVALIDARG, "address space"),
+    ];
+    for (inputs, outputs, hr, part) in cases {
+        let (got, msg) = execute(&op, inputs, outputs).unwrap_err();
+        assert_eq!(got, hr, "{msg}");
+        assert!(msg.contains(part), "{msg:?} lacks {part:?}");
+    }
     // SAFETY: NULL pointers are what is tested; every other pointer is a live handle or a local binding array of the count given.
     let hr = unsafe {
         dmls_operator_execute(op.0, 1, ptr::null(), 2, [bind(&cbb), bind(&kbb)].as_ptr())
