@@ -26,6 +26,28 @@ const NZ: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE::NONZERO_COORDINATES;
 const DM1: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE::DIAGONAL_MATRIX1;
 const DM: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE::DIAGONAL_MATRIX;
 
+/// Creates a NONZERO_COORDINATES operator from a C desc.
+fn create_nz(
+    dev: &Device,
+    desc: &DML_NONZERO_COORDINATES_OPERATOR_DESC,
+) -> Result<Operator, (HRESULT, String)> {
+    dev.create(
+        NZ,
+        (desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
+    )
+}
+
+/// Creates a DIAGONAL_MATRIX1 operator from a C desc.
+fn create_dm1(
+    dev: &Device,
+    desc: &DML_DIAGONAL_MATRIX1_OPERATOR_DESC,
+) -> Result<Operator, (HRESULT, String)> {
+    dev.create(
+        DM1,
+        (desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
+    )
+}
+
 /// Runs a NONZERO_COORDINATES op, checked against the reference; returns (count, coordinate
 /// bytes buffer).
 fn run_nonzero(
@@ -36,12 +58,7 @@ fn run_nonzero(
     coords: &mut Tensor,
 ) -> (u32, Buffer) {
     let desc = nonzero_desc(input, count, coords);
-    let op = dev
-        .create(
-            NZ,
-            (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-        )
-        .expect("create");
+    let op = create_nz(dev, &desc).expect("create");
     let (input, count, coords) = (input.rust(), count.rust(), coords.rust());
     let (cb, kb) = run_nonzero_checked(op.0, &input, data, &count, &coords, CANARY);
     (u32s(&cb.bytes()[..4])[0], kb)
@@ -94,13 +111,7 @@ fn nonzero_feature_level_3_and_5_dims() {
     let mut count = Tensor::new(U32, &[1, 1]);
     let mut coords = Tensor::new(U32, &[6, 2]);
     let desc = nonzero_desc(&mut input, &mut count, &mut coords);
-    let (hr, msg) = dev
-        .create(
-            NZ,
-            (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-        )
-        .err()
-        .unwrap();
+    let (hr, msg) = create_nz(&dev, &desc).err().unwrap();
     assert_eq!(hr, E_INVALIDARG);
     assert!(
         msg.contains("DimensionCount is 2") && msg.contains("4 or 5"),
@@ -111,13 +122,7 @@ fn nonzero_feature_level_3_and_5_dims() {
     let mut count = Tensor::new(U32, &[1, 1, 1, 1, 1]);
     let mut coords = Tensor::new(U32, &[1, 1, 6, 2]);
     let desc = nonzero_desc(&mut input, &mut count, &mut coords);
-    let (hr, msg) = dev
-        .create(
-            NZ,
-            (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-        )
-        .err()
-        .unwrap();
+    let (hr, msg) = create_nz(&dev, &desc).err().unwrap();
     assert_eq!(hr, E_INVALIDARG);
     assert!(msg.contains("must be the same"), "{msg}");
 }
@@ -129,13 +134,7 @@ fn nonzero_needs_level_3_0() {
     let mut count = Tensor::new(U32, &[1, 1, 1, 1]);
     let mut coords = Tensor::new(U32, &[1, 1, 8, 3]);
     let desc = nonzero_desc(&mut input, &mut count, &mut coords);
-    let (hr, msg) = dev
-        .create(
-            NZ,
-            (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-        )
-        .err()
-        .unwrap();
+    let (hr, msg) = create_nz(&dev, &desc).err().unwrap();
     assert_eq!(hr, E_INVALIDARG);
     assert!(
         msg.contains("DML_FEATURE_LEVEL_3_0") && msg.contains("2_1"),
@@ -257,13 +256,7 @@ fn nonzero_validation_messages() {
                  hr: HRESULT,
                  parts: &[&str]| {
         let desc = nonzero_desc(input, count, coords);
-        let (got, msg) = dev
-            .create(
-                NZ,
-                (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-            )
-            .err()
-            .unwrap();
+        let (got, msg) = create_nz(&dev, &desc).err().unwrap();
         assert_eq!(got, hr, "{msg}");
         assert!(msg.starts_with("NONZERO_COORDINATES"), "{msg}");
         for p in parts {
@@ -343,13 +336,7 @@ fn null_pointers_are_e_pointer() {
     let mut coords = Tensor::new(U32, &[8, 2]);
     let mut desc = nonzero_desc(&mut input, &mut count, &mut coords);
     desc.OutputCountTensor = ptr::null();
-    let (hr, msg) = dev
-        .create(
-            NZ,
-            (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-        )
-        .err()
-        .unwrap();
+    let (hr, msg) = create_nz(&dev, &desc).err().unwrap();
     assert_eq!(hr, E_POINTER);
     assert!(msg.contains("OutputCountTensor is NULL"), "{msg}");
     let mut input = Tensor::new(F32, &[2, 4]);
@@ -364,13 +351,7 @@ fn null_pointers_are_e_pointer() {
         (*b).Sizes = ptr::null();
     }
     desc.OutputCountTensor = count.desc();
-    let (hr, msg) = dev
-        .create(
-            NZ,
-            (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-        )
-        .err()
-        .unwrap();
+    let (hr, msg) = create_nz(&dev, &desc).err().unwrap();
     assert_eq!(hr, E_POINTER);
     assert!(msg.contains("InputTensor Sizes is NULL"), "{msg}");
 }
@@ -558,12 +539,7 @@ fn run_diag1(
     };
     let in_desc = it.as_ref().map(|t| t.rust());
     let desc = diag1_desc(it, output, value, b, e);
-    let op = dev
-        .create(
-            DM1,
-            (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
-        )
-        .expect("create");
+    let op = create_dm1(dev, &desc).expect("create");
     let input = in_desc.as_ref().zip(data);
     run_diag1_checked(op.0, input, &output.rust(), (value, b, e), CANARY)
 }
@@ -646,12 +622,7 @@ fn diagonal_matrix1_in_place_and_overlap() {
     let mut input = Tensor::new(F32, &[4, 5]);
     let mut output = Tensor::new(F32, &[4, 5]);
     let desc = diag1_desc(Some(&mut input), &mut output, f32_value(0.0), i32::MIN, 1);
-    let op = dev
-        .create(
-            DM1,
-            (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
-        )
-        .unwrap();
+    let op = create_dm1(&dev, &desc).unwrap();
     let mut buf = Buffer::with_bytes(&seed_input());
     let b = buf.binding();
     execute(&op, &[bind(&b)], &[bind(&b)]).expect("in place");
@@ -708,13 +679,7 @@ fn diagonal_matrix1_validation() {
     let check = |input: Option<&mut Tensor>, output: &mut Tensor, vt: u32, parts: &[&str]| {
         let mut desc = diag1_desc(input, output, [0; 8], 0, 1);
         desc.ValueDataType = DML_TENSOR_DATA_TYPE(vt);
-        let (hr, msg) = dev
-            .create(
-                DM1,
-                (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
-            )
-            .err()
-            .unwrap();
+        let (hr, msg) = create_dm1(&dev, &desc).err().unwrap();
         assert_eq!(hr, E_INVALIDARG, "{msg}");
         for p in parts {
             assert!(msg.contains(p), "{msg:?} lacks {p:?}");
@@ -759,13 +724,7 @@ fn diagonal_matrix1_validation() {
     let old = Device::new(0x5000, 1, 0);
     let mut out = Tensor::new(F32, &[4, 5]);
     let desc = diag1_desc(None, &mut out, [0; 8], 0, 1);
-    let (hr, msg) = old
-        .create(
-            DM1,
-            (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
-        )
-        .err()
-        .unwrap();
+    let (hr, msg) = create_dm1(&old, &desc).err().unwrap();
     assert_eq!(hr, E_INVALIDARG);
     assert!(
         msg.contains("DML_FEATURE_LEVEL_5_1") && msg.contains("5_0"),
@@ -850,12 +809,7 @@ fn binding_rules() {
     let mut count = Tensor::new(U32, &[1]);
     let mut coords = Tensor::new(U32, &[8, 2]);
     let desc = nonzero_desc(&mut input, &mut count, &mut coords);
-    let op = dev
-        .create(
-            NZ,
-            (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-        )
-        .unwrap();
+    let op = create_nz(&dev, &desc).unwrap();
     let mut inb = Buffer::with_bytes(&f32_bytes(&[1.0; 8]));
     let mut cb = Buffer::new(4);
     let mut kb = Buffer::new(64);
@@ -935,12 +889,7 @@ fn misaligned_and_guaranteed_alignment() {
     let mut out = Tensor::new(F32, &[4, 4]);
     out.alignment = 64;
     let desc = diag1_desc(None, &mut out, f32_value(1.0), 0, 1);
-    let op = dev
-        .create(
-            DM1,
-            (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
-        )
-        .unwrap();
+    let op = create_dm1(&dev, &desc).unwrap();
     let mut ob = Buffer::new(64 + 64);
     let mut b = ob.binding();
     b.Offset = 64; // storage is 8-aligned, GUARD 64: 64-aligned only if the Vec is
@@ -954,12 +903,7 @@ fn misaligned_and_guaranteed_alignment() {
     // Element misalignment: a 4-byte type at an odd address.
     let mut out = Tensor::new(F32, &[4, 4]);
     let desc = diag1_desc(None, &mut out, f32_value(1.0), 0, 1);
-    let op = dev
-        .create(
-            DM1,
-            (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
-        )
-        .unwrap();
+    let op = create_dm1(&dev, &desc).unwrap();
     let mut ob = Buffer::new(128);
     let mut b = ob.binding();
     // SAFETY: the buffer is 128 bytes long, so one byte past its start is within it.
@@ -1060,11 +1004,7 @@ fn desc_is_copied_at_creation() {
     let op = {
         let mut out = Tensor::new(F32, &[3, 3]);
         let desc = diag1_desc(None, &mut out, f32_value(2.0), 0, 1);
-        dev.create(
-            DM1,
-            (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
-        )
-        .unwrap()
+        create_dm1(&dev, &desc).unwrap()
         // desc and out are freed here.
     };
     drop(dev); // the device may go before its operators
