@@ -74,6 +74,19 @@ fn diagonal1(
     create_diagonal1(dev.0, input, output, value, begin, end).map(Op)
 }
 
+/// Waits for the worker threads, then releases the operator and device they used.
+fn join_then_release(handles: Vec<std::thread::JoinHandle<()>>, ops: &[Op], dev: Dev) {
+    for h in handles {
+        h.join().expect("worker thread");
+    }
+    for op in ops {
+        // SAFETY: created by the caller; no thread uses it any more.
+        unsafe { dmls_operator_release(op.0) };
+    }
+    // SAFETY: as above.
+    unsafe { dmls_device_release(dev.0) };
+}
+
 /// Runs NONZERO_COORDINATES once on fresh random buffers and compares every byte (canary
 /// included) with the reference.
 fn run_nonzero_once(op: Op, tensors: &[TensorDesc; 3], rng: &mut SmallRng) {
@@ -132,14 +145,7 @@ fn many_threads_execute_one_nonzero_operator() {
                 })
             })
             .collect();
-        for h in handles {
-            h.join().expect("worker thread");
-        }
-        // SAFETY: created above; no thread uses them any more.
-        unsafe {
-            dmls_operator_release(op.0);
-            dmls_device_release(dev.0);
-        }
+        join_then_release(handles, &[op], dev);
     }
 }
 
@@ -172,15 +178,7 @@ fn many_threads_execute_the_parallel_paths() {
                 })
             })
             .collect();
-        for h in handles {
-            h.join().expect("worker thread");
-        }
-        // SAFETY: created above; no thread uses them any more.
-        unsafe {
-            dmls_operator_release(nz_op.0);
-            dmls_operator_release(d1_op.0);
-            dmls_device_release(dev.0);
-        }
+        join_then_release(handles, &[nz_op, d1_op], dev);
     }
 }
 
@@ -339,14 +337,7 @@ fn errors_stay_with_their_thread() {
             })
         })
         .collect();
-    for h in handles {
-        h.join().expect("worker thread");
-    }
-    // SAFETY: created above; no thread uses them any more.
-    unsafe {
-        dmls_operator_release(op.0);
-        dmls_device_release(dev.0);
-    }
+    join_then_release(handles, &[op], dev);
 }
 
 /// Devices are created and released on many threads at once, each with its own pool, while
