@@ -16,7 +16,9 @@
 
 mod common;
 
-use common::{element, packed, random_input, random_strides, run_seeded, seed_from_env, Buffer};
+use common::{
+    element, min_columns, packed, random_input, random_strides, run_seeded, seed_from_env, Buffer,
+};
 use directml_subset::{
     reference, DataType, Device, DeviceOptions, Input, OperatorDesc, TensorDesc,
     DMLS_DEVICE_FLAG_EXTENSIONS,
@@ -89,9 +91,7 @@ fn check_nonzero(
 ) {
     let sizes = input.sizes().to_vec();
     let m: u32 = sizes.iter().product();
-    let lead = sizes.iter().take_while(|&&s| s == 1).count();
-    let rank = (sizes.len() - lead).max(1);
-    let n = rng.random_range(rank..=sizes.len()) as u32;
+    let n = rng.random_range(min_columns(&sizes)..=sizes.len()) as u32;
     let count = TensorDesc::new(out_type, &[1]);
     let coords = coords_desc(rng, out_type, m, n);
     let op = dev

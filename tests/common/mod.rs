@@ -687,3 +687,11 @@ pub fn run_diag1_checked(
     );
     ob
 }
+
+/// The fewest coordinate columns N that NONZERO_COORDINATES accepts for an input of these sizes:
+/// its effective rank (the dimension count without leading dimensions of size 1), at least 1.
+/// The one copy of the rule in the Rust tests.
+pub fn min_columns(sizes: &[u32]) -> usize {
+    let lead = sizes.iter().take_while(|&&s| s == 1).count();
+    (sizes.len() - lead).max(1)
+}
