@@ -9,6 +9,8 @@
 //! Run with `cargo bench --bench kernels`; `cargo bench --bench kernels -- FILTER` runs only the
 //! workloads whose name contains FILTER; `DMLS_BENCH_REPS=N` sets the repetitions (default 15).
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 // Descs and bindings point into boxed values, so the boxes must stay boxes.
 #![allow(clippy::vec_box)]
 

@@ -63,6 +63,60 @@ static void expect_create_fails(dmls_device *device, const DML_OPERATOR_DESC *de
 #define EXPECT_CREATE_FAILS(device, desc, want, needle) \
     expect_create_fails((device), (desc), (want), (needle), __LINE__)
 
+/* One field of a valid NONZERO_COORDINATES desc to break, and what the message must say. */
+typedef enum { IN, COUNT, COORD } which_tensor;
+typedef enum { SIZE, DATA_TYPE, FLAGS, TENSOR_TYPE, TOTAL, ALIGNMENT, DIMENSION_COUNT } which_field;
+typedef struct {
+    int line;
+    which_tensor tensor;
+    which_field field;
+    UINT index; /* SIZE: which size */
+    UINT value;
+    UINT64 total; /* when not 0, the tensor's new TotalTensorSizeInBytes too */
+    const char *message;
+} bad_nonzero_case;
+
+#define BAD(...) {__LINE__, __VA_ARGS__}
+static const bad_nonzero_case bad_nonzero[] = {
+    BAD(COORD, SIZE, 0, 6, 48, "OutputCoordinatesTensor Sizes[0] (M) is 6, must equal the input's element count 8"),
+    BAD(IN, SIZE, 1, 0, 0, "Sizes[1] is 0"),
+    BAD(IN, DATA_TYPE, 0, DML_TENSOR_DATA_TYPE_FLOAT64, 64, "DMLS_DEVICE_FLAG_EXTENSIONS"), /* extension only */
+    BAD(IN, DATA_TYPE, 0, 99, 0, "InputTensor"),
+    BAD(IN, DATA_TYPE, 0, DML_TENSOR_DATA_TYPE_INT4, 0, "InputTensor"),
+    BAD(COUNT, DATA_TYPE, 0, DML_TENSOR_DATA_TYPE_INT32, 0, "OutputCountTensor"),
+    BAD(COUNT, SIZE, 0, 2, 8, "OutputCountTensor Sizes[0] is 2"),
+    BAD(COORD, SIZE, 1, 3, 96, "(N) is 3"), /* N above the input's DimensionCount 2 */
+    BAD(COORD, SIZE, 1, 1, 32, "(N) is 1"), /* N below the effective rank 2 */
+    BAD(IN, FLAGS, 0, DML_TENSOR_FLAG_OWNED_BY_DML, 0, "OWNED_BY_DML"),
+    BAD(IN, FLAGS, 0, 0x10, 0, "Flags"),
+    BAD(IN, TENSOR_TYPE, 0, DML_TENSOR_TYPE_INVALID, 0, "InputTensor"),
+    BAD(IN, TOTAL, 0, 0, 28, "TotalTensorSizeInBytes is 28"), /* below the 32 bytes needed */
+    BAD(IN, TOTAL, 0, 0, 34, "multiple of 4"),
+    BAD(IN, ALIGNMENT, 0, 24, 0, "GuaranteedBaseOffsetAlignment"), /* not a power of two */
+    BAD(IN, ALIGNMENT, 0, 2, 0, "GuaranteedBaseOffsetAlignment"),  /* below the element size 4 */
+    BAD(IN, DIMENSION_COUNT, 0, 0, 0, "DimensionCount"),
+    BAD(IN, DIMENSION_COUNT, 0, 9, 0, "DimensionCount"),
+};
+#undef BAD
+
+static void break_nonzero_desc(nonzero_desc *d, const bad_nonzero_case *c) {
+    DML_BUFFER_TENSOR_DESC *b = c->tensor == IN ? &d->in_b : c->tensor == COUNT ? &d->count_b : &d->coord_b;
+    UINT *sizes = c->tensor == IN ? d->in_sizes : c->tensor == COUNT ? d->count_sizes : d->coord_sizes;
+    switch (c->field) {
+    case SIZE: sizes[c->index] = c->value; break;
+    case DATA_TYPE: b->DataType = (DML_TENSOR_DATA_TYPE)c->value; break;
+    case FLAGS: b->Flags = (DML_TENSOR_FLAGS)c->value; break;
+    case TENSOR_TYPE:
+        (c->tensor == IN ? &d->in_t : c->tensor == COUNT ? &d->count_t : &d->coord_t)->Type =
+            (DML_TENSOR_TYPE)c->value;
+        break;
+    case TOTAL: break;
+    case ALIGNMENT: b->GuaranteedBaseOffsetAlignment = c->value; break;
+    case DIMENSION_COUNT: b->DimensionCount = c->value; break;
+    }
+    if (c->total) b->TotalTensorSizeInBytes = c->total;
+}
+
 static void device_errors(void) {
     dmls_device_desc desc = {0, 0, 0};
     dmls_device *sentinel = (dmls_device *)(uintptr_t)0x5678;
@@ -160,83 +214,12 @@ static void create_operator_errors(dmls_device *device) {
     EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG, NULL);
 
     /* Bad descs: E_INVALIDARG with a message naming the tensor and the values. */
-    nonzero_desc_init(&d);
-    d.coord_sizes[0] = 6;
-    d.coord_b.TotalTensorSizeInBytes = 48;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG,
-                        "OutputCoordinatesTensor Sizes[0] (M) is 6, must equal the input's element count 8");
-
-    nonzero_desc_init(&d);
-    d.in_sizes[1] = 0;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG, "Sizes[1] is 0");
-
-    nonzero_desc_init(&d);
-    d.in_b.DataType = DML_TENSOR_DATA_TYPE_FLOAT64; /* extension only */
-    d.in_b.TotalTensorSizeInBytes = 64;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG, "DMLS_DEVICE_FLAG_EXTENSIONS");
-
-    nonzero_desc_init(&d);
-    d.in_b.DataType = 99;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG, "InputTensor");
-
-    nonzero_desc_init(&d);
-    d.in_b.DataType = DML_TENSOR_DATA_TYPE_INT4;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG, "InputTensor");
-
-    nonzero_desc_init(&d);
-    d.count_b.DataType = DML_TENSOR_DATA_TYPE_INT32;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG, "OutputCountTensor");
-
-    nonzero_desc_init(&d);
-    d.count_sizes[0] = 2;
-    d.count_b.TotalTensorSizeInBytes = 8;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG, "OutputCountTensor Sizes[0] is 2");
-
-    nonzero_desc_init(&d);
-    d.coord_sizes[1] = 3; /* N above the input's DimensionCount 2 */
-    d.coord_b.TotalTensorSizeInBytes = 96;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG, "(N) is 3");
-
-    nonzero_desc_init(&d);
-    d.coord_sizes[1] = 1; /* N below the effective rank 2 */
-    d.coord_b.TotalTensorSizeInBytes = 32;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG, "(N) is 1");
-
-    nonzero_desc_init(&d);
-    d.in_b.Flags = DML_TENSOR_FLAG_OWNED_BY_DML;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG, "OWNED_BY_DML");
-
-    nonzero_desc_init(&d);
-    d.in_b.Flags = 0x10;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG, "Flags");
-
-    nonzero_desc_init(&d);
-    d.in_t.Type = DML_TENSOR_TYPE_INVALID;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG, "InputTensor");
-
-    nonzero_desc_init(&d);
-    d.in_b.TotalTensorSizeInBytes = 28; /* below the 32 bytes needed */
-    EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG, "TotalTensorSizeInBytes is 28");
-
-    nonzero_desc_init(&d);
-    d.in_b.TotalTensorSizeInBytes = 34; /* not a multiple of 4 */
-    EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG, "multiple of 4");
-
-    nonzero_desc_init(&d);
-    d.in_b.GuaranteedBaseOffsetAlignment = 24; /* not a power of two */
-    EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG, "GuaranteedBaseOffsetAlignment");
-
-    nonzero_desc_init(&d);
-    d.in_b.GuaranteedBaseOffsetAlignment = 2; /* below the element size 4 */
-    EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG, "GuaranteedBaseOffsetAlignment");
-
-    nonzero_desc_init(&d);
-    d.in_b.DimensionCount = 0;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG, "DimensionCount");
-
-    nonzero_desc_init(&d);
-    d.in_b.DimensionCount = 9;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG, "DimensionCount");
+    for (size_t i = 0; i < sizeof bad_nonzero / sizeof bad_nonzero[0]; ++i) {
+        const bad_nonzero_case *c = &bad_nonzero[i];
+        nonzero_desc_init(&d);
+        break_nonzero_desc(&d, c);
+        expect_create_fails(device, &d.desc, E_INVALIDARG, c->message, c->line);
+    }
 
     /* DIAGONAL_MATRIX1 desc errors. */
     const UINT sizes[2] = {3, 3}, sizes_other[2] = {3, 4};

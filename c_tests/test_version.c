@@ -10,8 +10,20 @@
 #define STR2(x) #x
 #define STR(x) STR2(x)
 
-_Static_assert(DMLS_VERSION_MAJOR >= 0 && DMLS_VERSION_MINOR >= 0 && DMLS_VERSION_PATCH >= 0,
-               "the version macros are integer constants");
+/* The macros are plain integers the preprocessor can compare (as users' #if checks do), the
+ * version is not the placeholder 0.0.0, and MINOR and PATCH stay below 1000 so that
+ * MAJOR * 10^6 + MINOR * 10^3 + PATCH orders versions. */
+#if !defined(DMLS_VERSION_MAJOR) || !defined(DMLS_VERSION_MINOR) || !defined(DMLS_VERSION_PATCH)
+#error "the header must define DMLS_VERSION_MAJOR, _MINOR and _PATCH"
+#endif
+#define DMLS_TEST_VERSION_NUMBER                                                                   \
+    (DMLS_VERSION_MAJOR * 1000000L + DMLS_VERSION_MINOR * 1000L + DMLS_VERSION_PATCH)
+#if DMLS_TEST_VERSION_NUMBER <= 0
+#error "the version macros say 0.0.0 (or less)"
+#endif
+_Static_assert(DMLS_VERSION_MINOR < 1000 && DMLS_VERSION_PATCH < 1000,
+               "MINOR and PATCH below 1000, so the version number orders versions");
+_Static_assert(DMLS_TEST_VERSION_NUMBER > 0, "not the placeholder version 0.0.0");
 
 int main(void) {
     const char *v = dmls_version();

@@ -5,7 +5,8 @@ use std::sync::Arc;
 use crate::dml::{DML_FEATURE_LEVEL, DML_TENSOR_DATA_TYPE};
 use crate::error::{invalid, Error, Result};
 use crate::level;
-use crate::op::{Config, Input, OperatorDesc, Plan, Workers};
+use crate::op::plan::Plan;
+use crate::op::{Config, Input, OperatorDesc, Workers};
 use crate::tensor::DataType;
 
 /// `dmls_device_desc.flags` bit: allow the extensions beyond DirectML. Without it a device is
@@ -85,18 +86,19 @@ impl core::fmt::Debug for Device {
 
 impl Device {
     /// Creates a device. Unknown feature levels and flags are `InvalidArg`; a well-formed level
-    /// above 6_4 is `Unsupported`.
+    /// above 6_4 is `Unsupported`. Messages name the [`DeviceOptions`] field at fault
+    /// (`"thread_count is 2000, at most 1024"`).
     pub fn new(options: &DeviceOptions) -> Result<Device> {
         let level = level::resolve(options.feature_level)?;
         if options.flags & !DMLS_DEVICE_FLAG_EXTENSIONS != 0 {
             return invalid!(
-                "dmls_device_create: flags is {:#x}; the only flag is DMLS_DEVICE_FLAG_EXTENSIONS (0x1)",
+                "flags is {:#x}; the only flag is DMLS_DEVICE_FLAG_EXTENSIONS (0x1)",
                 options.flags
             );
         }
         if options.thread_count > DMLS_MAX_THREAD_COUNT {
             return invalid!(
-                "dmls_device_create: thread_count is {}, at most {DMLS_MAX_THREAD_COUNT}",
+                "thread_count is {}, at most {DMLS_MAX_THREAD_COUNT}",
                 options.thread_count
             );
         }
@@ -109,9 +111,7 @@ impl Device {
                     .thread_name(|i| format!("directml_subset-{i}"))
                     .build()
                     .map_err(|e| {
-                        Error::OutOfMemory(format!(
-                            "dmls_device_create: could not start {n} worker threads: {e}"
-                        ))
+                        Error::OutOfMemory(format!("could not start {n} worker threads: {e}"))
                     })?,
             ),
         };

@@ -55,6 +55,21 @@ impl Error {
     }
 }
 
+impl Error {
+    /// The same error with `prefix: ` before its message (the C layer names its function).
+    pub(crate) fn prefixed(self, prefix: &str) -> Error {
+        let add = |m: String| format!("{prefix}: {m}");
+        match self {
+            Error::InvalidArg(m) => Error::InvalidArg(add(m)),
+            Error::NullPointer(m) => Error::NullPointer(add(m)),
+            Error::NotImplemented(m) => Error::NotImplemented(add(m)),
+            Error::Unsupported(m) => Error::Unsupported(add(m)),
+            Error::OutOfMemory(m) => Error::OutOfMemory(add(m)),
+            Error::Internal(m) => Error::Internal(add(m)),
+        }
+    }
+}
+
 /// The library's result type.
 pub type Result<T> = core::result::Result<T, Error>;
 

@@ -142,7 +142,7 @@ pub unsafe extern "C" fn dmls_device_create(
             }
         };
         let handle = Box::new(dmls_device {
-            device: Device::new(&options)?,
+            device: Device::new(&options).map_err(|e| e.prefixed("dmls_device_create"))?,
         });
         // SAFETY: `device` is non-NULL and points to writable storage for a pointer.
         unsafe { device.write_unaligned(Box::into_raw(handle)) };
@@ -388,29 +388,36 @@ unsafe fn read_operator(desc: *const DML_OPERATOR_DESC) -> Result<OperatorDesc> 
     // operator desc, whose tensor pointers follow `read_tensor`'s contract.
     Ok(match ty {
         DML_OPERATOR_TYPE::NONZERO_COORDINATES => {
+            // SAFETY: `Desc` points to a DML_NONZERO_COORDINATES_OPERATOR_DESC (see above).
             let n = unsafe {
                 d.Desc
                     .cast::<DML_NONZERO_COORDINATES_OPERATOR_DESC>()
                     .read_unaligned()
             };
             OperatorDesc::NonZeroCoordinates {
+                // SAFETY: the desc's tensor pointers follow `read_tensor`'s contract.
                 input: unsafe { required_tensor(n.InputTensor, op, "InputTensor") }?,
+                // SAFETY: as above.
                 output_count: unsafe {
                     required_tensor(n.OutputCountTensor, op, "OutputCountTensor")
                 }?,
+                // SAFETY: as above.
                 output_coordinates: unsafe {
                     required_tensor(n.OutputCoordinatesTensor, op, "OutputCoordinatesTensor")
                 }?,
             }
         }
         DML_OPERATOR_TYPE::DIAGONAL_MATRIX1 => {
+            // SAFETY: `Desc` points to a DML_DIAGONAL_MATRIX1_OPERATOR_DESC (see above).
             let g = unsafe {
                 d.Desc
                     .cast::<DML_DIAGONAL_MATRIX1_OPERATOR_DESC>()
                     .read_unaligned()
             };
             OperatorDesc::DiagonalMatrix1 {
+                // SAFETY: the desc's tensor pointers follow `read_tensor`'s contract.
                 input: unsafe { read_tensor(g.InputTensor, op, "InputTensor") }?,
+                // SAFETY: as above.
                 output: unsafe { required_tensor(g.OutputTensor, op, "OutputTensor") }?,
                 value_data_type: g.ValueDataType,
                 value: g.Value.bytes(),
@@ -419,12 +426,14 @@ unsafe fn read_operator(desc: *const DML_OPERATOR_DESC) -> Result<OperatorDesc> 
             }
         }
         _ => {
+            // SAFETY: `Desc` points to a DML_DIAGONAL_MATRIX_OPERATOR_DESC (see above).
             let g = unsafe {
                 d.Desc
                     .cast::<DML_DIAGONAL_MATRIX_OPERATOR_DESC>()
                     .read_unaligned()
             };
             OperatorDesc::DiagonalMatrix {
+                // SAFETY: the desc's tensor pointer follows `read_tensor`'s contract.
                 output: unsafe { required_tensor(g.OutputTensor, op, "OutputTensor") }?,
                 offset: g.Offset,
                 value: g.Value,
@@ -710,7 +719,7 @@ pub unsafe extern "C" fn dmls_operator_execute(
                     continue;
                 }
                 let same_layout = in_slots[j].as_ref() == Some(&out_slots[i]);
-                if name == "DIAGONAL_MATRIX1" && b.addr == o.addr && same_layout {
+                if plan.kind().runs_in_place() && b.addr == o.addr && same_layout {
                     in_place = true;
                     continue;
                 }
@@ -722,7 +731,7 @@ pub unsafe extern "C" fn dmls_operator_execute(
                     in_names[j],
                     b.addr,
                     b.len,
-                    if name == "DIAGONAL_MATRIX1" {
+                    if plan.kind().runs_in_place() {
                         "; in place needs the same address and the same layout"
                     } else {
                         "; outputs must not overlap inputs"
@@ -736,6 +745,7 @@ pub unsafe extern "C" fn dmls_operator_execute(
             // SAFETY: the caller guarantees `Buffer + Offset` holds `SizeInBytes` readable bytes
             // (checked at least `len`), and no output overlaps it (checked above).
             Some(b) => {
+                // SAFETY: see above.
                 Input::Bytes(unsafe { core::slice::from_raw_parts(b.addr as *const u8, b.len) })
             }
         }];

@@ -46,14 +46,14 @@ pub(crate) fn resolve(raw: DML_FEATURE_LEVEL) -> Result<DML_FEATURE_LEVEL> {
     }
     if raw > NEWEST && raw.0 <= 0xFFFF && raw.0 & 0xFF == 0 {
         return Err(Error::Unsupported(format!(
-            "dmls_device_create: feature_level DML_FEATURE_LEVEL_{} ({:#x}) is newer than 6_4, the \
+            "feature_level DML_FEATURE_LEVEL_{} ({:#x}) is newer than 6_4, the \
              newest this library emulates",
             name(raw),
             raw.0
         )));
     }
     Err(Error::InvalidArg(format!(
-        "dmls_device_create: feature_level {:#x} is not a DML_FEATURE_LEVEL value (use 0 for the \
+        "feature_level {:#x} is not a DML_FEATURE_LEVEL value (use 0 for the \
          newest, or one of 0x1000 to 0x6400)",
         raw.0
     )))

@@ -11,6 +11,8 @@
 //! [`mod@reference`] holds plain, obviously-correct implementations of each operator, which the
 //! tests compare the fast kernels with.
 #![deny(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod device;
 pub mod dml;
@@ -21,6 +23,9 @@ mod op;
 pub mod reference;
 pub mod tensor;
 pub mod version;
+
+#[cfg(test)]
+mod test_util;
 
 pub use device::{Device, DeviceOptions, Operator, DMLS_DEVICE_FLAG_EXTENSIONS};
 pub use error::{Error, Result};

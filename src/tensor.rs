@@ -147,18 +147,29 @@ pub(crate) fn calc_size_bits(
         None => sizes
             .iter()
             .try_fold(1u128, |acc, &s| acc.checked_mul(u128::from(s)))?,
-        Some(strides) => {
-            if sizes.contains(&0) {
-                0
-            } else {
-                let mut last = 0u128;
-                for (&s, &st) in sizes.iter().zip(strides) {
-                    last = last.checked_add(u128::from(s - 1) * u128::from(st))?;
-                }
-                last + 1
-            }
-        }
+        Some(strides) => span_elements(sizes, strides.iter().map(|&s| u64::from(s))),
     };
+    buffer_bytes(elements, bits)
+}
+
+/// The elements a tensor of these sizes and strides spans: one past the offset of its furthest
+/// element, 0 when a size is 0. Eight 32-bit sizes times 64-bit strides stay below 2^99, so the
+/// sum cannot overflow.
+pub(crate) fn span_elements(sizes: &[u32], strides: impl IntoIterator<Item = u64>) -> u128 {
+    if sizes.contains(&0) {
+        return 0;
+    }
+    let last: u128 = sizes
+        .iter()
+        .zip(strides)
+        .map(|(&s, st)| u128::from(s - 1) * u128::from(st))
+        .sum();
+    last + 1
+}
+
+/// The bytes `elements` elements of `bits` bits take, rounded up to a multiple of 4; `None`
+/// past 2^64 − 1.
+fn buffer_bytes(elements: u128, bits: u128) -> Option<u64> {
     let bytes = elements.checked_mul(bits)?.div_ceil(8).checked_add(3)? & !3;
     u64::try_from(bytes).ok()
 }
@@ -283,8 +294,23 @@ pub(crate) struct Layout {
     /// Elements sit in row-major order with no gaps (ignoring dimensions of size 1).
     pub packed: bool,
     /// No two elements share an address (proved by a sufficient condition; false means
-    /// "maybe shared", e.g. a stride of 0 on a dimension larger than 1).
-    pub distinct: bool,
+    /// "maybe shared", e.g. a stride of 0 on a dimension larger than 1). Private: a
+    /// [`Disjoint`] proof rests on it.
+    distinct: bool,
+}
+
+/// Proof that no two elements of a layout share an address, so that threads writing different
+/// elements never write the same memory. Only [`Layout::disjoint`] makes one.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Disjoint<'a> {
+    layout: &'a Layout,
+}
+
+impl<'a> Disjoint<'a> {
+    /// The layout proven disjoint.
+    pub fn layout(&self) -> &'a Layout {
+        self.layout
+    }
 }
 
 /// Who a tensor belongs to, for messages.
@@ -354,14 +380,8 @@ impl Layout {
                 }
             }
         }
-        let min = (|| {
-            let mut last = 0u64;
-            for i in 0..dims {
-                last = last.checked_add(u64::from(sizes[i] - 1).checked_mul(strides[i])?)?;
-            }
-            let bytes = last.checked_add(1)?.checked_mul(dtype.size() as u64)?;
-            bytes.checked_add(3).map(|b| b & !3)
-        })();
+        let span = span_elements(sizes, strides[..dims].iter().copied());
+        let min = buffer_bytes(span, 8 * dtype.size() as u128);
         let Some(min) = min else {
             return invalid!(
                 "{op}: {tensor} Sizes {sizes:?} with Strides {:?} span more than 2^64 bytes",
@@ -416,6 +436,11 @@ impl Layout {
         &self.sizes[..self.dims]
     }
 
+    /// The proof that no two elements share an address, when the layout check found it.
+    pub fn disjoint(&self) -> Option<Disjoint<'_>> {
+        self.distinct.then_some(Disjoint { layout: self })
+    }
+
     fn compute_packed(&self) -> bool {
         let mut expect: u64 = 1;
         for i in (0..self.dims).rev() {
@@ -450,3 +475,6 @@ impl Layout {
         true
     }
 }
+
+#[cfg(test)]
+mod tests;

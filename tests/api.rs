@@ -1,6 +1,9 @@
 //! The C API end to end: the seed documents' examples verbatim, every operator and type,
 //! strides, feature levels, and error paths with their codes and messages.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod common;
 
 use core::ptr;
@@ -23,7 +26,30 @@ const NZ: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE::NONZERO_COORDINATES;
 const DM1: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE::DIAGONAL_MATRIX1;
 const DM: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE::DIAGONAL_MATRIX;
 
-/// Runs a NONZERO_COORDINATES op; returns (count, coordinate bytes buffer).
+/// Creates a NONZERO_COORDINATES operator from a C desc.
+fn create_nz(
+    dev: &Device,
+    desc: &DML_NONZERO_COORDINATES_OPERATOR_DESC,
+) -> Result<Operator, (HRESULT, String)> {
+    dev.create(
+        NZ,
+        (desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
+    )
+}
+
+/// Creates a DIAGONAL_MATRIX1 operator from a C desc.
+fn create_dm1(
+    dev: &Device,
+    desc: &DML_DIAGONAL_MATRIX1_OPERATOR_DESC,
+) -> Result<Operator, (HRESULT, String)> {
+    dev.create(
+        DM1,
+        (desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
+    )
+}
+
+/// Runs a NONZERO_COORDINATES op, checked against the reference; returns (count, coordinate
+/// bytes buffer).
 fn run_nonzero(
     dev: &Device,
     input: &mut Tensor,
@@ -32,18 +58,9 @@ fn run_nonzero(
     coords: &mut Tensor,
 ) -> (u32, Buffer) {
     let desc = nonzero_desc(input, count, coords);
-    let op = dev
-        .create(
-            NZ,
-            (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-        )
-        .expect("create");
-    let mut inb = Buffer::with_bytes(data);
-    let mut cb = Buffer::new(count.total as usize);
-    let mut kb = Buffer::new(coords.total as usize);
-    let (ib, cbb, kbb) = (inb.binding(), cb.binding(), kb.binding());
-    execute(&op, &[bind(&ib)], &[bind(&cbb), bind(&kbb)]).expect("execute");
-    assert!(cb.guards_intact() && kb.guards_intact() && inb.guards_intact());
+    let op = create_nz(dev, &desc).expect("create");
+    let (input, count, coords) = (input.rust(), count.rust(), coords.rust());
+    let (cb, kb) = run_nonzero_checked(op.0, &input, data, &count, &coords, CANARY);
     (u32s(&cb.bytes()[..4])[0], kb)
 }
 
@@ -94,13 +111,7 @@ fn nonzero_feature_level_3_and_5_dims() {
     let mut count = Tensor::new(U32, &[1, 1]);
     let mut coords = Tensor::new(U32, &[6, 2]);
     let desc = nonzero_desc(&mut input, &mut count, &mut coords);
-    let (hr, msg) = dev
-        .create(
-            NZ,
-            (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-        )
-        .err()
-        .unwrap();
+    let (hr, msg) = create_nz(&dev, &desc).err().unwrap();
     assert_eq!(hr, E_INVALIDARG);
     assert!(
         msg.contains("DimensionCount is 2") && msg.contains("4 or 5"),
@@ -111,13 +122,7 @@ fn nonzero_feature_level_3_and_5_dims() {
     let mut count = Tensor::new(U32, &[1, 1, 1, 1, 1]);
     let mut coords = Tensor::new(U32, &[1, 1, 6, 2]);
     let desc = nonzero_desc(&mut input, &mut count, &mut coords);
-    let (hr, msg) = dev
-        .create(
-            NZ,
-            (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-        )
-        .err()
-        .unwrap();
+    let (hr, msg) = create_nz(&dev, &desc).err().unwrap();
     assert_eq!(hr, E_INVALIDARG);
     assert!(msg.contains("must be the same"), "{msg}");
 }
@@ -129,13 +134,7 @@ fn nonzero_needs_level_3_0() {
     let mut count = Tensor::new(U32, &[1, 1, 1, 1]);
     let mut coords = Tensor::new(U32, &[1, 1, 8, 3]);
     let desc = nonzero_desc(&mut input, &mut count, &mut coords);
-    let (hr, msg) = dev
-        .create(
-            NZ,
-            (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-        )
-        .err()
-        .unwrap();
+    let (hr, msg) = create_nz(&dev, &desc).err().unwrap();
     assert_eq!(hr, E_INVALIDARG);
     assert!(
         msg.contains("DML_FEATURE_LEVEL_3_0") && msg.contains("2_1"),
@@ -257,165 +256,45 @@ fn nonzero_validation_messages() {
                  hr: HRESULT,
                  parts: &[&str]| {
         let desc = nonzero_desc(input, count, coords);
-        let (got, msg) = dev
-            .create(
-                NZ,
-                (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-            )
-            .err()
-            .unwrap();
+        let (got, msg) = create_nz(&dev, &desc).err().unwrap();
         assert_eq!(got, hr, "{msg}");
         assert!(msg.starts_with("NONZERO_COORDINATES"), "{msg}");
         for p in parts {
             assert!(msg.contains(p), "{msg:?} lacks {p:?}");
         }
     };
-    // The api.md example message.
-    check(
-        &mut Tensor::new(F32, &[2, 4]),
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[1, 1, 6, 2]),
-        E_INVALIDARG,
-        &["OutputCoordinatesTensor Sizes[2] (M) is 6, must equal the input's element count 8"],
-    );
-    check(
-        &mut Tensor::new(F32, &[1, 2, 4]),
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[8, 1]),
-        E_INVALIDARG,
-        &["(N) is 1", "effective rank 2"],
-    );
-    check(
-        &mut Tensor::new(F32, &[2, 4]),
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[8, 3]),
-        E_INVALIDARG,
-        &["(N) is 3", "DimensionCount 2"],
-    );
-    check(
-        &mut Tensor::new(F32, &[2, 4]),
-        &mut Tensor::new(U32, &[2]),
-        &mut Tensor::new(U32, &[8, 2]),
-        E_INVALIDARG,
-        &["OutputCountTensor Sizes[0] is 2"],
-    );
-    check(
-        &mut Tensor::new(F32, &[2, 4]),
-        &mut Tensor::new(I32, &[1]),
-        &mut Tensor::new(U32, &[8, 2]),
-        E_INVALIDARG,
-        &["OutputCountTensor DataType is INT32 (6), must be UINT32"],
-    );
-    check(
-        &mut Tensor::new(F64, &[2, 4]),
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[8, 2]),
-        E_INVALIDARG,
-        &[
-            "InputTensor DataType is FLOAT64",
-            "DMLS_DEVICE_FLAG_EXTENSIONS",
-        ],
-    );
-    check(
-        &mut Tensor::new(F32, &[2, 4]),
-        &mut Tensor::new(U64, &[1]),
-        &mut Tensor::new(U64, &[8, 2]),
-        E_INVALIDARG,
-        &["DMLS_DEVICE_FLAG_EXTENSIONS"],
-    );
-    check(
-        &mut Tensor::new(12, &[2, 4]),
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[8, 2]),
-        E_INVALIDARG,
-        &["UINT4 (12)"],
-    );
-    check(
-        &mut Tensor::new(F32, &[2, 4]),
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[2, 8, 2]),
-        E_INVALIDARG,
-        &["OutputCoordinatesTensor Sizes[0] is 2"],
-    );
-    check(
-        &mut Tensor::new(F32, &[2, 4]),
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[16]),
-        E_INVALIDARG,
-        &["OutputCoordinatesTensor DimensionCount is 1, must be 2 to 8"],
-    );
-    let mut zero = Tensor::new(F32, &[2, 4]);
-    zero.sizes[1] = 0;
-    check(
-        &mut zero,
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[8, 2]),
-        E_INVALIDARG,
-        &["InputTensor Sizes[1] is 0"],
-    );
-    let mut small = Tensor::new(F32, &[2, 4]);
-    small.total = 28;
-    check(
-        &mut small,
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[8, 2]),
-        E_INVALIDARG,
-        &["TotalTensorSizeInBytes is 28, less than the 32 bytes"],
-    );
-    let mut odd = Tensor::new(F32, &[2, 4]);
-    odd.total = 34;
-    check(
-        &mut odd,
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[8, 2]),
-        E_INVALIDARG,
-        &["TotalTensorSizeInBytes is 34, must be a multiple of 4"],
-    );
-    let mut flags = Tensor::new(F32, &[2, 4]);
-    flags.flags = 1;
-    check(
-        &mut flags,
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[8, 2]),
-        E_INVALIDARG,
-        &["OWNED_BY_DML"],
-    );
-    let mut align = Tensor::new(F32, &[2, 4]);
-    align.alignment = 2;
-    check(
-        &mut align,
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[8, 2]),
-        E_INVALIDARG,
-        &["GuaranteedBaseOffsetAlignment is 2"],
-    );
-    let mut nine = Tensor::new(F32, &[2, 4]);
-    nine.dims_override = Some(9);
-    check(
-        &mut nine,
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[8, 2]),
-        E_INVALIDARG,
-        &["InputTensor DimensionCount is 9"],
-    );
-    let mut huge = Tensor::new(F32, &[65536, 65536]);
-    huge.total = !3;
-    check(
-        &mut huge,
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[65536, 2]),
-        E_INVALIDARG,
-        &["4294967296 elements"],
-    );
-    let mut over = Tensor::strided(F32, &[2, 4], &[u32::MAX, u32::MAX]);
-    over.total = 64;
-    check(
-        &mut over,
-        &mut Tensor::new(U32, &[1]),
-        &mut Tensor::new(U32, &[8, 2]),
-        E_INVALIDARG,
-        &["TotalTensorSizeInBytes is 64, less than"],
-    );
+    /// A tensor with some fields changed.
+    fn with(mut t: Tensor, f: impl FnOnce(&mut Tensor)) -> Tensor {
+        f(&mut t);
+        t
+    }
+    let t_ = Tensor::new;
+    // (input, count, coordinates, what the E_INVALIDARG message says)
+    #[rustfmt::skip]
+    let cases: Vec<(Tensor, Tensor, Tensor, &[&str])> = vec![
+        // The api.md example message.
+        (t_(F32, &[2, 4]), t_(U32, &[1]), t_(U32, &[1, 1, 6, 2]), &["OutputCoordinatesTensor Sizes[2] (M) is 6, must equal the input's element count 8"]),
+        (t_(F32, &[1, 2, 4]), t_(U32, &[1]), t_(U32, &[8, 1]), &["(N) is 1", "effective rank 2"]),
+        (t_(F32, &[2, 4]), t_(U32, &[1]), t_(U32, &[8, 3]), &["(N) is 3", "DimensionCount 2"]),
+        (t_(F32, &[2, 4]), t_(U32, &[2]), t_(U32, &[8, 2]), &["OutputCountTensor Sizes[0] is 2"]),
+        (t_(F32, &[2, 4]), t_(I32, &[1]), t_(U32, &[8, 2]), &["OutputCountTensor DataType is INT32 (6), must be UINT32"]),
+        (t_(F64, &[2, 4]), t_(U32, &[1]), t_(U32, &[8, 2]), &["InputTensor DataType is FLOAT64", "DMLS_DEVICE_FLAG_EXTENSIONS"]),
+        (t_(F32, &[2, 4]), t_(U64, &[1]), t_(U64, &[8, 2]), &["DMLS_DEVICE_FLAG_EXTENSIONS"]),
+        (t_(12, &[2, 4]), t_(U32, &[1]), t_(U32, &[8, 2]), &["UINT4 (12)"]),
+        (t_(F32, &[2, 4]), t_(U32, &[1]), t_(U32, &[2, 8, 2]), &["OutputCoordinatesTensor Sizes[0] is 2"]),
+        (t_(F32, &[2, 4]), t_(U32, &[1]), t_(U32, &[16]), &["OutputCoordinatesTensor DimensionCount is 1, must be 2 to 8"]),
+        (with(t_(F32, &[2, 4]), |t| t.sizes[1] = 0), t_(U32, &[1]), t_(U32, &[8, 2]), &["InputTensor Sizes[1] is 0"]),
+        (with(t_(F32, &[2, 4]), |t| t.total = 28), t_(U32, &[1]), t_(U32, &[8, 2]), &["TotalTensorSizeInBytes is 28, less than the 32 bytes"]),
+        (with(t_(F32, &[2, 4]), |t| t.total = 34), t_(U32, &[1]), t_(U32, &[8, 2]), &["TotalTensorSizeInBytes is 34, must be a multiple of 4"]),
+        (with(t_(F32, &[2, 4]), |t| t.flags = 1), t_(U32, &[1]), t_(U32, &[8, 2]), &["OWNED_BY_DML"]),
+        (with(t_(F32, &[2, 4]), |t| t.alignment = 2), t_(U32, &[1]), t_(U32, &[8, 2]), &["GuaranteedBaseOffsetAlignment is 2"]),
+        (with(t_(F32, &[2, 4]), |t| t.dims_override = Some(9)), t_(U32, &[1]), t_(U32, &[8, 2]), &["InputTensor DimensionCount is 9"]),
+        (with(t_(F32, &[65536, 65536]), |t| t.total = !3), t_(U32, &[1]), t_(U32, &[65536, 2]), &["4294967296 elements"]),
+        (with(Tensor::strided(F32, &[2, 4], &[u32::MAX, u32::MAX]), |t| t.total = 64), t_(U32, &[1]), t_(U32, &[8, 2]), &["TotalTensorSizeInBytes is 64, less than"]),
+    ];
+    for (mut input, mut count, mut coords, parts) in cases {
+        check(&mut input, &mut count, &mut coords, E_INVALIDARG, parts);
+    }
 }
 
 #[test]
@@ -423,10 +302,13 @@ fn null_pointers_are_e_pointer() {
     let dev = Device::newest();
     let mut d = ptr::null_mut();
     assert_eq!(
+        // SAFETY: the desc and the out-pointer are NULL or locals that outlive the call.
         unsafe { dmls_device_create(ptr::null(), ptr::null_mut()) },
         E_POINTER
     );
+    // SAFETY: the desc and the out-pointer are NULL or locals that outlive the call.
     assert_eq!(unsafe { dmls_device_create(ptr::null(), &mut d) }, S_OK);
+    // SAFETY: the handle is NULL or live, and released only here.
     unsafe { dmls_device_release(d) };
     let mut op = ptr::null_mut();
     let nz = DML_OPERATOR_DESC {
@@ -434,15 +316,18 @@ fn null_pointers_are_e_pointer() {
         Desc: ptr::null(),
     };
     assert_eq!(
+        // SAFETY: the device is NULL or live; the desc and the out-pointer are NULL or locals that outlive the call.
         unsafe { dmls_device_create_operator(dev.0, &nz, &mut op) },
         E_POINTER
     );
     assert!(last_error().contains("Desc is NULL"));
     assert_eq!(
+        // SAFETY: the device is NULL or live; the desc and the out-pointer are NULL or locals that outlive the call.
         unsafe { dmls_device_create_operator(ptr::null(), &nz, &mut op) },
         E_POINTER
     );
     assert_eq!(
+        // SAFETY: the device is NULL or live; the desc and the out-pointer are NULL or locals that outlive the call.
         unsafe { dmls_device_create_operator(dev.0, ptr::null(), &mut op) },
         E_POINTER
     );
@@ -451,13 +336,7 @@ fn null_pointers_are_e_pointer() {
     let mut coords = Tensor::new(U32, &[8, 2]);
     let mut desc = nonzero_desc(&mut input, &mut count, &mut coords);
     desc.OutputCountTensor = ptr::null();
-    let (hr, msg) = dev
-        .create(
-            NZ,
-            (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-        )
-        .err()
-        .unwrap();
+    let (hr, msg) = create_nz(&dev, &desc).err().unwrap();
     assert_eq!(hr, E_POINTER);
     assert!(msg.contains("OutputCountTensor is NULL"), "{msg}");
     let mut input = Tensor::new(F32, &[2, 4]);
@@ -465,19 +344,14 @@ fn null_pointers_are_e_pointer() {
     input.dims_override = Some(2);
     let mut desc = nonzero_desc(&mut input, &mut count, &mut coords);
     // A NULL Sizes array with a nonzero count.
+    // SAFETY: the desc points to the locals built above, alive and not otherwise borrowed.
     unsafe {
         let t = &*desc.InputTensor;
         let b = t.Desc as *mut DML_BUFFER_TENSOR_DESC;
         (*b).Sizes = ptr::null();
     }
     desc.OutputCountTensor = count.desc();
-    let (hr, msg) = dev
-        .create(
-            NZ,
-            (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-        )
-        .err()
-        .unwrap();
+    let (hr, msg) = create_nz(&dev, &desc).err().unwrap();
     assert_eq!(hr, E_POINTER);
     assert!(msg.contains("InputTensor Sizes is NULL"), "{msg}");
 }
@@ -500,6 +374,7 @@ fn operator_types() {
             Desc: (&dummy as *const u64).cast(),
         };
         assert_eq!(
+            // SAFETY: the device is NULL or live; the desc and the out-pointer are NULL or locals that outlive the call.
             unsafe { dmls_device_create_operator(dev.0, &d, &mut op) },
             hr,
             "type {ty}"
@@ -531,6 +406,7 @@ fn device_levels_and_flags() {
             flags,
         };
         d = ptr::null_mut();
+        // SAFETY: the desc and the out-pointer are NULL or locals that outlive the call.
         let got = unsafe { dmls_device_create(&desc, &mut d) };
         assert_eq!(
             got,
@@ -540,6 +416,7 @@ fn device_levels_and_flags() {
         );
         if got == S_OK {
             assert!(!d.is_null());
+            // SAFETY: the handle is NULL or live, and released only here.
             unsafe { dmls_device_release(d) };
         } else {
             assert!(d.is_null());
@@ -547,7 +424,9 @@ fn device_levels_and_flags() {
         }
     }
     let _ = d;
+    // SAFETY: the handle is NULL or live, and released only here.
     unsafe { dmls_device_release(ptr::null_mut()) };
+    // SAFETY: the handle is NULL or live, and released only here.
     unsafe { dmls_operator_release(ptr::null_mut()) };
 }
 
@@ -559,6 +438,7 @@ fn feature_queries() {
         let q = DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT {
             DataType: DML_TENSOR_DATA_TYPE(ty),
         };
+        // SAFETY: the device is live; query and output are locals of at least the sizes given (or NULL, which is what is tested).
         let hr = unsafe {
             dmls_device_check_feature_support(
                 dev.0,
@@ -585,6 +465,7 @@ fn feature_queries() {
     let mut out = DML_FEATURE_DATA_FEATURE_LEVELS {
         MaxSupportedFeatureLevel: DML_FEATURE_LEVEL(0),
     };
+    // SAFETY: the device is live; query and output are locals of at least the sizes given (or NULL, which is what is tested).
     let call = |q: &DML_FEATURE_QUERY_FEATURE_LEVELS,
                 qs: u32,
                 out: &mut DML_FEATURE_DATA_FEATURE_LEVELS,
@@ -618,6 +499,7 @@ fn feature_queries() {
         RequestedFeatureLevels: ptr::null(),
     };
     assert_eq!(call(&q4, 16, &mut out, 4), E_POINTER);
+    // SAFETY: the device is live; query and output are locals of at least the sizes given (or NULL, which is what is tested).
     let hr = unsafe {
         dmls_device_check_feature_support(
             dev.0,
@@ -629,6 +511,7 @@ fn feature_queries() {
         )
     };
     assert_eq!(hr, DXGI_ERROR_UNSUPPORTED);
+    // SAFETY: the device is live; query and output are locals of at least the sizes given (or NULL, which is what is tested).
     let hr = unsafe {
         dmls_device_check_feature_support(
             dev.0,
@@ -650,25 +533,15 @@ fn run_diag1(
     b: i32,
     e: i32,
 ) -> Buffer {
-    let mut inb = input.as_ref().map(|(_, d)| Buffer::with_bytes(d));
-    let (it, _) = match input {
+    let (it, data) = match input {
         Some((t, d)) => (Some(t), Some(d)),
         None => (None, None),
     };
+    let in_desc = it.as_ref().map(|t| t.rust());
     let desc = diag1_desc(it, output, value, b, e);
-    let op = dev
-        .create(
-            DM1,
-            (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
-        )
-        .expect("create");
-    let mut ob = Buffer::new(output.total as usize);
-    let obb = ob.binding();
-    let ib = inb.as_mut().map(|b| b.binding());
-    let input_binding = ib.as_ref().map_or(none_binding(), |b| bind(b));
-    execute(&op, &[input_binding], &[bind(&obb)]).expect("execute");
-    assert!(ob.guards_intact());
-    ob
+    let op = create_dm1(dev, &desc).expect("create");
+    let input = in_desc.as_ref().zip(data);
+    run_diag1_checked(op.0, input, &output.rust(), (value, b, e), CANARY)
 }
 
 fn seed_input() -> Vec<u8> {
@@ -680,71 +553,31 @@ fn seed_input() -> Vec<u8> {
 #[test]
 fn seed_diagonal_matrix1_examples() {
     let dev = Device::newest();
-    // Default identity matrix (the page says Value 7 but shows ones; the pseudocode gives 7).
-    let ob = run_diag1(
-        &dev,
-        None,
-        &mut Tensor::new(F32, &[4, 5]),
-        f32_value(7.0),
-        0,
-        1,
-    );
-    assert_eq!(
-        f32s(ob.bytes()),
-        [7., 0., 0., 0., 0., 0., 7., 0., 0., 0., 0., 0., 7., 0., 0., 0., 0., 0., 7., 0.]
-    );
-    let ob = run_diag1(
-        &dev,
-        None,
-        &mut Tensor::new(F32, &[4, 5]),
-        f32_value(1.0),
-        0,
-        1,
-    );
-    assert_eq!(
-        f32s(ob.bytes()),
-        [1., 0., 0., 0., 0., 0., 1., 0., 0., 0., 0., 0., 1., 0., 0., 0., 0., 0., 1., 0.]
-    );
-    // A 3-wide strip.
-    let ob = run_diag1(
-        &dev,
-        None,
-        &mut Tensor::new(F32, &[4, 5]),
-        f32_value(7.0),
-        0,
-        3,
-    );
-    assert_eq!(
-        f32s(ob.bytes()),
-        [7., 7., 7., 0., 0., 0., 7., 7., 7., 0., 0., 0., 7., 7., 7., 0., 0., 0., 7., 7.]
-    );
-    // Keep the strictly upper triangle.
     let data = seed_input();
-    let ob = run_diag1(
-        &dev,
-        Some((&mut Tensor::new(F32, &[4, 5]), &data)),
-        &mut Tensor::new(F32, &[4, 5]),
-        f32_value(0.0),
-        i32::MIN,
-        1,
-    );
-    assert_eq!(
-        f32s(ob.bytes()),
-        [0., 7., 3., 7., 9., 0., 0., 8., 6., 9., 0., 0., 0., 8., 7., 0., 0., 0., 0., 4.]
-    );
-    // Keep only the diagonal.
-    let ob = run_diag1(
-        &dev,
-        Some((&mut Tensor::new(F32, &[4, 5]), &data)),
-        &mut Tensor::new(F32, &[4, 5]),
-        f32_value(0.0),
-        1,
-        0,
-    );
-    assert_eq!(
-        f32s(ob.bytes()),
-        [4., 0., 0., 0., 0., 0., 2., 0., 0., 0., 0., 0., 1., 0., 0., 0., 0., 0., 2., 0.]
-    );
+    // (input given, Value, DiagonalFillBegin, DiagonalFillEnd, the {4,5} output)
+    #[rustfmt::skip]
+    let cases: [(bool, f32, i32, i32, [f32; 20]); 5] = [
+        // Default identity matrix (the page says Value 7 but shows ones; the pseudocode gives 7).
+        (false, 7.0, 0, 1, [7., 0., 0., 0., 0., 0., 7., 0., 0., 0., 0., 0., 7., 0., 0., 0., 0., 0., 7., 0.]),
+        (false, 1.0, 0, 1, [1., 0., 0., 0., 0., 0., 1., 0., 0., 0., 0., 0., 1., 0., 0., 0., 0., 0., 1., 0.]),
+        // A 3-wide strip.
+        (false, 7.0, 0, 3, [7., 7., 7., 0., 0., 0., 7., 7., 7., 0., 0., 0., 7., 7., 7., 0., 0., 0., 7., 7.]),
+        // Keep the strictly upper triangle.
+        (true, 0.0, i32::MIN, 1, [0., 7., 3., 7., 9., 0., 0., 8., 6., 9., 0., 0., 0., 8., 7., 0., 0., 0., 0., 4.]),
+        // Keep only the diagonal.
+        (true, 0.0, 1, 0, [4., 0., 0., 0., 0., 0., 2., 0., 0., 0., 0., 0., 1., 0., 0., 0., 0., 0., 2., 0.]),
+    ];
+    for (with_input, value, begin, end, want) in cases {
+        let mut input = Tensor::new(F32, &[4, 5]);
+        let input = with_input.then_some((&mut input, &data[..]));
+        let mut output = Tensor::new(F32, &[4, 5]);
+        let ob = run_diag1(&dev, input, &mut output, f32_value(value), begin, end);
+        assert_eq!(
+            f32s(ob.bytes()),
+            want,
+            "Value {value} begin {begin} end {end}"
+        );
+    }
 }
 
 #[test]
@@ -789,12 +622,7 @@ fn diagonal_matrix1_in_place_and_overlap() {
     let mut input = Tensor::new(F32, &[4, 5]);
     let mut output = Tensor::new(F32, &[4, 5]);
     let desc = diag1_desc(Some(&mut input), &mut output, f32_value(0.0), i32::MIN, 1);
-    let op = dev
-        .create(
-            DM1,
-            (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
-        )
-        .unwrap();
+    let op = create_dm1(&dev, &desc).unwrap();
     let mut buf = Buffer::with_bytes(&seed_input());
     let b = buf.binding();
     execute(&op, &[bind(&b)], &[bind(&b)]).expect("in place");
@@ -851,13 +679,7 @@ fn diagonal_matrix1_validation() {
     let check = |input: Option<&mut Tensor>, output: &mut Tensor, vt: u32, parts: &[&str]| {
         let mut desc = diag1_desc(input, output, [0; 8], 0, 1);
         desc.ValueDataType = DML_TENSOR_DATA_TYPE(vt);
-        let (hr, msg) = dev
-            .create(
-                DM1,
-                (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
-            )
-            .err()
-            .unwrap();
+        let (hr, msg) = create_dm1(&dev, &desc).err().unwrap();
         assert_eq!(hr, E_INVALIDARG, "{msg}");
         for p in parts {
             assert!(msg.contains(p), "{msg:?} lacks {p:?}");
@@ -902,13 +724,7 @@ fn diagonal_matrix1_validation() {
     let old = Device::new(0x5000, 1, 0);
     let mut out = Tensor::new(F32, &[4, 5]);
     let desc = diag1_desc(None, &mut out, [0; 8], 0, 1);
-    let (hr, msg) = old
-        .create(
-            DM1,
-            (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
-        )
-        .err()
-        .unwrap();
+    let (hr, msg) = create_dm1(&old, &desc).err().unwrap();
     assert_eq!(hr, E_INVALIDARG);
     assert!(
         msg.contains("DML_FEATURE_LEVEL_5_1") && msg.contains("5_0"),
@@ -933,6 +749,7 @@ fn diag0(
     )?;
     let mut ob = Buffer::new(out.total as usize);
     let obb = ob.binding();
+    // SAFETY: NULL pointers are what is tested; every other pointer is a live handle or a local binding array of the count given.
     let hr = unsafe { dmls_operator_execute(op.0, 0, ptr::null(), 1, &bind(&obb)) };
     assert_eq!(hr, S_OK, "{}", last_error());
     assert!(ob.guards_intact());
@@ -992,122 +809,62 @@ fn binding_rules() {
     let mut count = Tensor::new(U32, &[1]);
     let mut coords = Tensor::new(U32, &[8, 2]);
     let desc = nonzero_desc(&mut input, &mut count, &mut coords);
-    let op = dev
-        .create(
-            NZ,
-            (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-        )
-        .unwrap();
+    let op = create_nz(&dev, &desc).unwrap();
     let mut inb = Buffer::with_bytes(&f32_bytes(&[1.0; 8]));
     let mut cb = Buffer::new(4);
     let mut kb = Buffer::new(64);
     let (ib, cbb, kbb) = (inb.binding(), cb.binding(), kb.binding());
-    let expect_fail =
-        |inputs: &[DML_BINDING_DESC], outputs: &[DML_BINDING_DESC], hr: HRESULT, part: &str| {
-            let (got, msg) = execute(&op, inputs, outputs).unwrap_err();
-            assert_eq!(got, hr, "{msg}");
-            assert!(msg.contains(part), "{msg:?} lacks {part:?}");
-        };
-    expect_fail(
-        &[],
-        &[bind(&cbb), bind(&kbb)],
-        E_INVALIDARG,
-        "input_count is 0",
-    );
-    expect_fail(
-        &[bind(&ib)],
-        &[bind(&cbb)],
-        E_INVALIDARG,
-        "output_count is 1",
-    );
-    expect_fail(
-        &[none_binding()],
-        &[bind(&cbb), bind(&kbb)],
-        E_INVALIDARG,
-        "DML_BINDING_TYPE_NONE",
-    );
-    let mut small = ib.clone();
-    small.SizeInBytes = 16;
-    expect_fail(
-        &[bind(&small)],
-        &[bind(&cbb), bind(&kbb)],
-        E_INVALIDARG,
-        "SizeInBytes is 16",
-    );
-    let mut odd = ib.clone();
-    odd.Offset = 8;
-    expect_fail(
-        &[bind(&odd)],
-        &[bind(&cbb), bind(&kbb)],
-        E_INVALIDARG,
-        "Offset is 8, must be a multiple of 16",
-    );
-    let mut nul = ib.clone();
-    nul.Buffer = ptr::null_mut();
-    expect_fail(
-        &[bind(&nul)],
-        &[bind(&cbb), bind(&kbb)],
-        E_POINTER,
-        "Buffer is NULL",
-    );
-    let arr = DML_BINDING_DESC {
-        Type: DML_BINDING_TYPE::BUFFER_ARRAY,
-        Desc: (&*ib as *const DML_BUFFER_BINDING).cast(),
+    // Broken bindings, each a copy of a good one with one field changed.
+    let with = |b: &DML_BUFFER_BINDING, f: &dyn Fn(&mut DML_BUFFER_BINDING)| {
+        let mut b = *b;
+        f(&mut b);
+        b
     };
-    expect_fail(
-        &[arr],
-        &[bind(&cbb), bind(&kbb)],
-        E_INVALIDARG,
-        "BUFFER_ARRAY",
-    );
-    let bad = DML_BINDING_DESC {
-        Type: DML_BINDING_TYPE(9),
-        Desc: (&*ib as *const DML_BUFFER_BINDING).cast(),
-    };
-    expect_fail(&[bad], &[bind(&cbb), bind(&kbb)], E_INVALIDARG, "Type is 9");
-    let nodesc = DML_BINDING_DESC {
-        Type: DML_BINDING_TYPE::BUFFER,
-        Desc: ptr::null(),
-    };
-    expect_fail(
-        &[nodesc],
-        &[bind(&cbb), bind(&kbb)],
-        E_POINTER,
-        "binding Desc is NULL",
-    );
-    // Count and coordinates overlapping.
-    let mut overlap = kbb.clone();
-    overlap.SizeInBytes = 64;
-    expect_fail(
-        &[bind(&ib)],
-        &[bind(&overlap), bind(&kbb)],
-        E_INVALIDARG,
-        "overlaps",
-    );
-    // Output overlapping the input.
-    let mut onto_input = ib.clone();
-    onto_input.SizeInBytes = 64;
-    expect_fail(
-        &[bind(&ib)],
-        &[bind(&cbb), bind(&onto_input)],
-        E_INVALIDARG,
-        "overlaps",
-    );
-    let over = Box::new(DML_BUFFER_BINDING {
-        Buffer: ib.Buffer,
-        Offset: u64::MAX - 15,
-        SizeInBytes: 32,
+    let small = with(&ib, &|b| b.SizeInBytes = 16);
+    let odd = with(&ib, &|b| b.Offset = 8);
+    let nul = with(&ib, &|b| b.Buffer = ptr::null_mut());
+    // Count and coordinates overlapping; an output overlapping the input.
+    let overlap = with(&kbb, &|b| b.SizeInBytes = 64);
+    let onto_input = with(&ib, &|b| b.SizeInBytes = 64);
+    let over = with(&ib, &|b| {
+        b.Offset = u64::MAX - 15;
+        b.SizeInBytes = 32;
     });
-    expect_fail(
-        &[bind(&over)],
-        &[bind(&cbb), bind(&kbb)],
-        E_INVALIDARG,
-        "address space",
-    );
+    let typed = |t: DML_BINDING_TYPE, desc: *const DML_BUFFER_BINDING| DML_BINDING_DESC {
+        Type: t,
+        Desc: desc.cast(),
+    };
+    let arr = typed(DML_BINDING_TYPE::BUFFER_ARRAY, &ib);
+    let bad = typed(DML_BINDING_TYPE(9), &ib);
+    let nodesc = typed(DML_BINDING_TYPE::BUFFER, ptr::null());
+    let outs = [bind(&cbb), bind(&kbb)];
+    // (inputs, outputs, HRESULT, what the message says)
+    #[rustfmt::skip]
+    let cases: [(&[DML_BINDING_DESC], &[DML_BINDING_DESC], HRESULT, &str); 12] = [
+        (&[], &outs, E_INVALIDARG, "input_count is 0"),
+        (&[bind(&ib)], &[bind(&cbb)], E_INVALIDARG, "output_count is 1"),
+        (&[none_binding()], &outs, E_INVALIDARG, "DML_BINDING_TYPE_NONE"),
+        (&[bind(&small)], &outs, E_INVALIDARG, "SizeInBytes is 16"),
+        (&[bind(&odd)], &outs, E_INVALIDARG, "Offset is 8, must be a multiple of 16"),
+        (&[bind(&nul)], &outs, E_POINTER, "Buffer is NULL"),
+        (&[arr], &outs, E_INVALIDARG, "BUFFER_ARRAY"),
+        (&[bad], &outs, E_INVALIDARG, "Type is 9"),
+        (&[nodesc], &outs, E_POINTER, "binding Desc is NULL"),
+        (&[bind(&ib)], &[bind(&overlap), bind(&kbb)], E_INVALIDARG, "overlaps"),
+        (&[bind(&ib)], &[bind(&cbb), bind(&onto_input)], E_INVALIDARG, "overlaps"),
+        (&[bind(&over)], &outs, E_INVALIDARG, "address space"),
+    ];
+    for (inputs, outputs, hr, part) in cases {
+        let (got, msg) = execute(&op, inputs, outputs).unwrap_err();
+        assert_eq!(got, hr, "{msg}");
+        assert!(msg.contains(part), "{msg:?} lacks {part:?}");
+    }
+    // SAFETY: NULL pointers are what is tested; every other pointer is a live handle or a local binding array of the count given.
     let hr = unsafe {
         dmls_operator_execute(op.0, 1, ptr::null(), 2, [bind(&cbb), bind(&kbb)].as_ptr())
     };
     assert_eq!(hr, E_POINTER);
+    // SAFETY: NULL pointers are what is tested; every other pointer is a live handle or a local binding array of the count given.
     let hr = unsafe {
         dmls_operator_execute(
             ptr::null(),
@@ -1132,12 +889,7 @@ fn misaligned_and_guaranteed_alignment() {
     let mut out = Tensor::new(F32, &[4, 4]);
     out.alignment = 64;
     let desc = diag1_desc(None, &mut out, f32_value(1.0), 0, 1);
-    let op = dev
-        .create(
-            DM1,
-            (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
-        )
-        .unwrap();
+    let op = create_dm1(&dev, &desc).unwrap();
     let mut ob = Buffer::new(64 + 64);
     let mut b = ob.binding();
     b.Offset = 64; // storage is 8-aligned, GUARD 64: 64-aligned only if the Vec is
@@ -1151,14 +903,10 @@ fn misaligned_and_guaranteed_alignment() {
     // Element misalignment: a 4-byte type at an odd address.
     let mut out = Tensor::new(F32, &[4, 4]);
     let desc = diag1_desc(None, &mut out, f32_value(1.0), 0, 1);
-    let op = dev
-        .create(
-            DM1,
-            (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
-        )
-        .unwrap();
+    let op = create_dm1(&dev, &desc).unwrap();
     let mut ob = Buffer::new(128);
     let mut b = ob.binding();
+    // SAFETY: the buffer is 128 bytes long, so one byte past its start is within it.
     b.Buffer = unsafe { (b.Buffer as *mut u8).add(1) }.cast();
     let (hr, msg) = execute(&op, &[none_binding()], &[bind(&b)]).unwrap_err();
     assert_eq!(hr, E_INVALIDARG);
@@ -1169,6 +917,7 @@ fn misaligned_and_guaranteed_alignment() {
 #[test]
 fn calc_buffer_tensor_size() {
     let s = [1u32, 1, 2, 4];
+    // SAFETY: the arrays are NULL (what is tested) or locals of at least the count given.
     let calc = |t: u32, sizes: &[u32], strides: Option<&[u32]>| unsafe {
         dmls_calc_buffer_tensor_size(
             DML_TENSOR_DATA_TYPE(t),
@@ -1206,12 +955,14 @@ fn calc_buffer_tensor_size() {
     );
     assert_eq!(calc(F64, &[u32::MAX; 8], None), 0, "overflow gives 0");
     assert_eq!(
+        // SAFETY: the arrays are NULL (what is tested) or locals of at least the count given.
         unsafe {
             dmls_calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE(1), 0, s.as_ptr(), ptr::null())
         },
         0
     );
     assert_eq!(
+        // SAFETY: the arrays are NULL (what is tested) or locals of at least the count given.
         unsafe {
             dmls_calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE(1), 2, ptr::null(), ptr::null())
         },
@@ -1221,13 +972,16 @@ fn calc_buffer_tensor_size() {
 
 #[test]
 fn messages_and_version() {
+    // SAFETY: dmls_version returns a static NUL-terminated string.
     let v = unsafe { std::ffi::CStr::from_ptr(dmls_version()) };
     assert_eq!(v.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
     // A failure sets the message; truncation keeps the full length and a NUL.
+    // SAFETY: the desc and the out-pointer are NULL or locals that outlive the call.
     let hr = unsafe { dmls_device_create(ptr::null(), ptr::null_mut()) };
     assert_eq!(hr, E_POINTER);
     let full = last_error();
     let mut small = [0x55u8; 8];
+    // SAFETY: the buffer is NULL with size 0, or holds the size given.
     let n = unsafe { dmls_get_last_error_message(small.as_mut_ptr().cast(), small.len()) };
     assert_eq!(n, full.len());
     assert_eq!(&small[..7], &full.as_bytes()[..7]);
@@ -1237,8 +991,10 @@ fn messages_and_version() {
         .join()
         .unwrap();
     let mut d = ptr::null_mut();
+    // SAFETY: the desc and the out-pointer are NULL or locals that outlive the call.
     assert_eq!(unsafe { dmls_device_create(ptr::null(), &mut d) }, S_OK);
     assert_eq!(last_error(), "");
+    // SAFETY: the handle is NULL or live, and released only here.
     unsafe { dmls_device_release(d) };
 }
 
@@ -1248,11 +1004,7 @@ fn desc_is_copied_at_creation() {
     let op = {
         let mut out = Tensor::new(F32, &[3, 3]);
         let desc = diag1_desc(None, &mut out, f32_value(2.0), 0, 1);
-        dev.create(
-            DM1,
-            (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
-        )
-        .unwrap()
+        create_dm1(&dev, &desc).unwrap()
         // desc and out are freed here.
     };
     drop(dev); // the device may go before its operators

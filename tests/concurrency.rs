@@ -7,6 +7,9 @@
 //! `DMLS_STRESS_SCALE` (default 1) multiplies the iteration counts; scripts/check_valgrind.sh
 //! runs these tests with a small scale.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 use std::thread;
@@ -16,7 +19,6 @@ mod common;
 use common::*;
 use directml_subset::dml::*;
 use directml_subset::ffi::*;
-use directml_subset::reference;
 use directml_subset::{DataType, TensorDesc};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -72,44 +74,26 @@ fn diagonal1(
     create_diagonal1(dev.0, input, output, value, begin, end).map(Op)
 }
 
-/// Random input bytes where about `zero_percent` of the elements of `t` are zero.
-fn random_input(rng: &mut SmallRng, t: DataType, len: u64, zero_percent: u32) -> Buf {
-    let mut b = Buf::new(len, 0);
-    for e in b.bytes_mut().chunks_mut(t.size()) {
-        if rng.random_range(0..100) >= zero_percent {
-            rng.fill(e);
-            if e.iter().all(|&x| x == 0) {
-                e[0] = 1;
-            }
-        }
+/// Waits for the worker threads, then releases the operator and device they used.
+fn join_then_release(handles: Vec<std::thread::JoinHandle<()>>, ops: &[Op], dev: Dev) {
+    for h in handles {
+        h.join().expect("worker thread");
     }
-    b
+    for op in ops {
+        // SAFETY: created by the caller; no thread uses it any more.
+        unsafe { dmls_operator_release(op.0) };
+    }
+    // SAFETY: as above.
+    unsafe { dmls_device_release(dev.0) };
 }
 
 /// Runs NONZERO_COORDINATES once on fresh random buffers and compares every byte (canary
 /// included) with the reference.
 fn run_nonzero_once(op: Op, tensors: &[TensorDesc; 3], rng: &mut SmallRng) {
     let [input, count, coords] = tensors;
-    let t = DataType::from_raw(input.data_type).unwrap();
     let zero_percent = rng.random_range(0..100);
-    let mut inb = random_input(rng, t, input.total_size, zero_percent);
-    let mut cb = Buf::new(count.total_size, 0xCD);
-    let mut kb = Buf::new(coords.total_size, 0xCD);
-    let (bi, bc, bk) = (inb.binding(), cb.binding(), kb.binding());
-    let hr = execute_raw(op.0, &[bind(&bi)], &[bind(&bc), bind(&bk)]);
-    assert_eq!(hr, S_OK, "{}", last_error());
-    let mut want_count = vec![0xCDu8; count.total_size as usize];
-    let mut want_coords = vec![0xCDu8; coords.total_size as usize];
-    reference::nonzero_coordinates(
-        input,
-        inb.bytes(),
-        count,
-        coords,
-        &mut want_count,
-        &mut want_coords,
-    );
-    assert!(cb.bytes() == &want_count[..], "count differs");
-    assert!(kb.bytes() == &want_coords[..], "coordinates differ");
+    let inb = random_input(rng, input, 1.0 - f64::from(zero_percent) / 100.0);
+    run_nonzero_checked(op.0, input, inb.bytes(), count, coords, 0xCD);
 }
 
 fn run_diagonal1_once(
@@ -121,24 +105,9 @@ fn run_diagonal1_once(
     end: i32,
     rng: &mut SmallRng,
 ) {
-    let t = DataType::from_raw(output.data_type).unwrap();
-    let mut inb = input.map(|i| random_input(rng, t, i.total_size, 30));
-    let mut ob = Buf::new(output.total_size, 0xCD);
-    let bi = inb.as_mut().map(|b| b.binding());
-    let bo = ob.binding();
-    let in_desc = bi.as_ref().map_or(NONE_BINDING, bind);
-    let hr = execute_raw(op.0, &[in_desc], &[bind(&bo)]);
-    assert_eq!(hr, S_OK, "{}", last_error());
-    let mut want = vec![0xCDu8; output.total_size as usize];
-    reference::diagonal_matrix1(
-        input.zip(inb.as_ref().map(|b| b.bytes())),
-        output,
-        &mut want,
-        value,
-        begin,
-        end,
-    );
-    assert!(ob.bytes() == &want[..], "DIAGONAL_MATRIX1 output differs");
+    let inb = input.map(|i| random_input(rng, i, 0.7));
+    let input = input.zip(inb.as_ref().map(|b| b.bytes()));
+    run_diag1_checked(op.0, input, output, (value, begin, end), 0xCD);
 }
 
 fn nonzero_tensors(t: DataType, sizes: &[u32]) -> [TensorDesc; 3] {
@@ -176,14 +145,7 @@ fn many_threads_execute_one_nonzero_operator() {
                 })
             })
             .collect();
-        for h in handles {
-            h.join().expect("worker thread");
-        }
-        // SAFETY: created above; no thread uses them any more.
-        unsafe {
-            dmls_operator_release(op.0);
-            dmls_device_release(dev.0);
-        }
+        join_then_release(handles, &[op], dev);
     }
 }
 
@@ -216,15 +178,7 @@ fn many_threads_execute_the_parallel_paths() {
                 })
             })
             .collect();
-        for h in handles {
-            h.join().expect("worker thread");
-        }
-        // SAFETY: created above; no thread uses them any more.
-        unsafe {
-            dmls_operator_release(nz_op.0);
-            dmls_operator_release(d1_op.0);
-            dmls_device_release(dev.0);
-        }
+        join_then_release(handles, &[nz_op, d1_op], dev);
     }
 }
 
@@ -364,9 +318,10 @@ fn errors_stay_with_their_thread() {
                 for r in 0..(40 * scale()) {
                     if (r + t) % 2 == 0 {
                         // A binding one byte short, with this thread's own number in it.
-                        let mut inb = Buf::new(tensors[0].total_size, 0);
-                        let mut cb = Buf::new(tensors[1].total_size, 0xCD);
-                        let mut kb = Buf::new(tensors[2].total_size - 4 * (t as u64 + 1), 0xCD);
+                        let mut inb = Buffer::filled(tensors[0].total_size, 0);
+                        let mut cb = Buffer::filled(tensors[1].total_size, 0xCD);
+                        let mut kb =
+                            Buffer::filled(tensors[2].total_size - 4 * (t as u64 + 1), 0xCD);
                         let (bi, bc, bk) = (inb.binding(), cb.binding(), kb.binding());
                         let hr = execute_raw(op.0, &[bind(&bi)], &[bind(&bc), bind(&bk)]);
                         assert_eq!(hr, E_INVALIDARG);
@@ -382,14 +337,7 @@ fn errors_stay_with_their_thread() {
             })
         })
         .collect();
-    for h in handles {
-        h.join().expect("worker thread");
-    }
-    // SAFETY: created above; no thread uses them any more.
-    unsafe {
-        dmls_operator_release(op.0);
-        dmls_device_release(dev.0);
-    }
+    join_then_release(handles, &[op], dev);
 }
 
 /// Devices are created and released on many threads at once, each with its own pool, while

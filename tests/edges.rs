@@ -2,6 +2,9 @@
 //! bit; FLOAT16 subnormals and infinities; INT32_MIN / INT32_MAX fill bounds and offsets; the
 //! largest valid tensors (validation only); strides near 2^32.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod common;
 
 use common::*;
@@ -13,7 +16,8 @@ use directml_subset::{DataType, TensorDesc, DMLS_DEVICE_FLAG_EXTENSIONS};
 // ------------------------------------------------------------------------------------------------
 // Running operators through the C API (harness in tests/common)
 
-/// DIAGONAL_MATRIX1 through the C API: returns the output bytes (starting from `0xCD`s).
+/// DIAGONAL_MATRIX1 through the C API, checked against the reference: returns the output bytes
+/// (starting from `0xCD`s).
 fn run_diagonal1(
     input: Option<(&TensorDesc, &[u8])>,
     output: &TensorDesc,
@@ -25,15 +29,12 @@ fn run_diagonal1(
     let op = dev
         .diagonal1(input.map(|(t, _)| t), output, value, begin, end)
         .unwrap_or_else(|e| panic!("create: {e:?}"));
-    let mut inb = input.map(|(_, d)| Buf::from_bytes(d));
-    let mut ob = Buf::new(output.total_size, 0xCD);
-    let bi = inb.as_mut().map(|b| b.binding());
-    let bo = ob.binding();
-    execute(&op, &[bi.as_ref().map_or(NONE_BINDING, bind)], &[bind(&bo)]).expect("execute");
-    ob.bytes().to_vec()
+    run_diag1_checked(op.0, input, output, (value, begin, end), 0xCD)
+        .bytes()
+        .to_vec()
 }
 
-/// The same, in place: the output buffer starts as the input.
+/// DIAGONAL_MATRIX1 in place: the output buffer starts as the input.
 fn run_diagonal1_in_place(
     t: &TensorDesc,
     data: &[u8],
@@ -45,7 +46,7 @@ fn run_diagonal1_in_place(
     let op = dev
         .diagonal1(Some(t), t, value, begin, end)
         .unwrap_or_else(|e| panic!("create: {e:?}"));
-    let mut b = Buf::from_bytes(data);
+    let mut b = Buffer::with_bytes(data);
     let bb = b.binding();
     execute(&op, &[bind(&bb)], &[bind(&bb)]).expect("execute");
     b.bytes().to_vec()
@@ -71,20 +72,7 @@ fn run_nonzero(input: &TensorDesc, data: &[u8], n: u32) -> (u32, Vec<u32>) {
     let op = dev
         .nonzero(input, &count, &coords)
         .unwrap_or_else(|e| panic!("create: {e:?}"));
-    let mut ib = Buf::from_bytes(data);
-    let mut cb = Buf::new(count.total_size, 0xCD);
-    let mut kb = Buf::new(coords.total_size, 0xCD);
-    let (bi, bc, bk) = (ib.binding(), cb.binding(), kb.binding());
-    execute(&op, &[bind(&bi)], &[bind(&bc), bind(&bk)]).expect("execute");
-    let mut want_c = vec![0xCDu8; count.total_size as usize];
-    let mut want_k = vec![0xCDu8; coords.total_size as usize];
-    reference::nonzero_coordinates(input, data, &count, &coords, &mut want_c, &mut want_k);
-    assert_eq!(cb.bytes(), &want_c[..], "count differs from the reference");
-    assert_eq!(
-        kb.bytes(),
-        &want_k[..],
-        "coordinates differ from the reference"
-    );
+    let (cb, kb) = run_nonzero_checked(op.0, input, data, &count, &coords, 0xCD);
     let count = u32::from_ne_bytes(cb.bytes()[..4].try_into().unwrap());
     let coords: Vec<u32> = bytemuck::cast_slice(kb.bytes()).to_vec();
     (count, coords)
@@ -258,9 +246,9 @@ fn nonzero_sees_nan_subnormals_and_infinities_but_not_negative_zero() {
     let count = TensorDesc::new(DataType::UInt64, &[1]);
     let coords = TensorDesc::new(DataType::UInt64, &[4, 1]);
     let op = dev.nonzero(&input, &count, &coords).expect("create");
-    let mut ib = Buf::from_bytes(&words(&f64s));
-    let mut cb = Buf::new(8, 0);
-    let mut kb = Buf::new(32, 0xCD);
+    let mut ib = Buffer::with_bytes(&words(&f64s));
+    let mut cb = Buffer::filled(8, 0);
+    let mut kb = Buffer::filled(32, 0xCD);
     let (bi, bc, bk) = (ib.binding(), cb.binding(), kb.binding());
     execute(&op, &[bind(&bi)], &[bind(&bc), bind(&bk)]).expect("execute");
     let got: &[u64] = bytemuck::cast_slice(kb.bytes());
@@ -300,7 +288,7 @@ fn diagonal_matrix_float16_subnormals_and_infinities() {
     ];
     for (v, bits) in cases {
         let op = dev.diagonal(&out, 0, v).expect("create");
-        let mut ob = Buf::new(out.total_size, 0xCD);
+        let mut ob = Buffer::filled(out.total_size, 0xCD);
         let bo = ob.binding();
         execute(&op, &[], &[bind(&bo)]).expect("execute");
         let got: Vec<u16> = bytemuck::cast_slice(&ob.bytes()[..18]).to_vec();
@@ -315,7 +303,7 @@ fn diagonal_matrix_float16_subnormals_and_infinities() {
     }
     // NaN stays NaN.
     let op = dev.diagonal(&out, 0, f32::NAN).expect("create");
-    let mut ob = Buf::new(out.total_size, 0xCD);
+    let mut ob = Buffer::filled(out.total_size, 0xCD);
     let bo = ob.binding();
     execute(&op, &[], &[bind(&bo)]).expect("execute");
     let first = u16::from_ne_bytes(ob.bytes()[..2].try_into().unwrap());
@@ -329,7 +317,7 @@ fn diagonal_matrix_float16_subnormals_and_infinities() {
     ] {
         let out = TensorDesc::new(t, &[2, 2]);
         let op = dev.diagonal(&out, 0, v).expect("create");
-        let mut ob = Buf::new(out.total_size, 0xCD);
+        let mut ob = Buffer::filled(out.total_size, 0xCD);
         let bo = ob.binding();
         execute(&op, &[], &[bind(&bo)]).expect("execute");
         let mut refb = vec![0xCDu8; out.total_size as usize];
@@ -418,7 +406,7 @@ fn diagonal_matrix_offsets_at_int32_bounds() {
         i32::MAX,
     ] {
         let op = dev.diagonal(&out, offset, 3.0).expect("create");
-        let mut ob = Buf::new(out.total_size, 0xCD);
+        let mut ob = Buffer::filled(out.total_size, 0xCD);
         let bo = ob.binding();
         execute(&op, &[], &[bind(&bo)]).expect("execute");
         let mut want = vec![0xCDu8; out.total_size as usize];
@@ -633,7 +621,7 @@ fn strides_near_2_pow_32_on_size_1_dimensions_execute() {
 
     let dev = Device::newest();
     let op = dev.diagonal(&strided, 1, 4.0).expect("create");
-    let mut ob = Buf::new(strided.total_size, 0xCD);
+    let mut ob = Buffer::filled(strided.total_size, 0xCD);
     let bo = ob.binding();
     execute(&op, &[], &[bind(&bo)]).expect("execute");
     let mut want = vec![0xCDu8; strided.total_size as usize];

@@ -5,6 +5,9 @@
 //!
 //! The randomised test prints its seed on failure; replay with DMLS_TEST_SEED=<seed>.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod common;
 
 use core::ffi::c_void;
@@ -90,6 +93,7 @@ fn unknown_flag_bits_are_rejected() {
         };
         let sentinel = 0x1000 as *mut dmls_device;
         let mut device = sentinel;
+        // SAFETY: the desc and the out-pointer are NULL or locals that outlive the call.
         let hr = unsafe { dmls_device_create(&desc, &mut device) };
         assert_eq!(hr, E_INVALIDARG, "flags {flags:#x}");
         assert_eq!(device, sentinel, "a failed create wrote the device");
@@ -148,6 +152,7 @@ fn strict_device_rejects_wide_inputs_naming_the_flag() {
             "{msg}"
         );
         let op = nz.create(&ext).expect("extensions allow 64-bit inputs");
+        // SAFETY: the handle is NULL or live, and released only here.
         unsafe { dmls_operator_release(op) };
 
         // The safe API says the same.
@@ -175,6 +180,7 @@ fn strict_device_rejects_wide_outputs_naming_the_flag() {
         assert!(msg.contains(FLAG), "{msg}");
         assert!(msg.contains("OutputCountTensor DataType is"), "{msg}");
         let op = nz.create(&ext).expect("extensions allow 64-bit outputs");
+        // SAFETY: the handle is NULL or live, and released only here.
         unsafe { dmls_operator_release(op) };
 
         // Only the coordinates wide: the strict device names them and the flag.
@@ -342,6 +348,7 @@ fn random_cases(seed: u64) {
         let mut coords = vec![canary; (nz.coords.total_size as usize).div_ceil(8)];
         let hr = execute(op, &input, &mut count, &mut coords);
         assert_eq!(hr, S_OK, "{what}: {}", last_error());
+        // SAFETY: the handle is NULL or live, and released only here.
         unsafe { dmls_operator_release(op) };
 
         let want = model(in_type, bytemuck_bytes(&input), &sizes, &strides, n);
@@ -421,6 +428,7 @@ fn safe_api_runs_wide_types() {
     let mut coords = [-1i64; 12];
     // SAFETY: i64 has no padding.
     let count_b = unsafe { core::slice::from_raw_parts_mut(count.as_mut_ptr().cast::<u8>(), 8) };
+    // SAFETY: i64 has no padding; `coords` is 12 × 8 = 96 bytes.
     let coords_b = unsafe { core::slice::from_raw_parts_mut(coords.as_mut_ptr().cast::<u8>(), 96) };
     op.execute(
         &[Input::Bytes(bytemuck_bytes(&in_words))],
@@ -451,6 +459,7 @@ fn extensions_work_at_every_nonzero_feature_level() {
         assert_eq!(execute(op, &input, &mut count, &mut coords), S_OK);
         assert_eq!(count[0], 2);
         assert_eq!(&coords[..8], &[0, 0, 0, 1, 0, 0, 1, 1]);
+        // SAFETY: the handle is NULL or live, and released only here.
         unsafe { dmls_operator_release(op) };
     }
 }
@@ -488,6 +497,7 @@ fn wide_outputs_lift_the_element_limit_of_the_coordinates() {
         let op = make(t)
             .create(&ext)
             .expect("64-bit coordinates may hold 2^33 - 2 elements");
+        // SAFETY: the handle is NULL or live, and released only here.
         unsafe { dmls_operator_release(op) };
     }
 }
@@ -530,6 +540,7 @@ fn wide_outputs_allow_inputs_above_the_element_limit() {
         let op = wide
             .create(&ext)
             .unwrap_or_else(|e| panic!("{}: {e:?}", t.name()));
+        // SAFETY: the handle is NULL or live, and released only here.
         unsafe { dmls_operator_release(op) };
     }
     // The rows must add up to the element count.
@@ -585,6 +596,7 @@ fn spread_rows_run_like_packed_rows() {
             let mut count = [u64::MAX; 1];
             let mut coords = vec![0xEEu64; (nz.coords.total_size as usize).div_ceil(8)];
             assert_eq!(execute(op, &input, &mut count, &mut coords), S_OK, "{what}");
+            // SAFETY: the handle is NULL or live, and released only here.
             unsafe { dmls_operator_release(op) };
             assert_eq!(count[0], 4, "{what}");
             for r in 0..m as usize {
@@ -655,5 +667,6 @@ fn wide_outputs_run_on_2_pow_32_elements() {
     );
     assert_eq!(count[0], 0);
     assert_eq!(coords, [7, 7]);
+    // SAFETY: the handle is NULL or live, and released only here.
     unsafe { dmls_operator_release(op) };
 }

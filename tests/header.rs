@@ -1,5 +1,8 @@
 //! The committed header must be exactly what cbindgen generates from the source.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 use std::path::Path;
 
 #[test]

@@ -11,9 +11,14 @@
 //! `other_simd_levels` runs the fast cases again in child processes with `DMLS_SIMD=sse2` and
 //! `DMLS_SIMD=portable`, so every instruction set path runs on one machine.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod common;
 
-use common::{padded_strides, permuted_strides, run_seeded, seed_from_env, Buf};
+use common::{
+    element, min_columns, packed, random_input, random_strides, run_seeded, seed_from_env, Buffer,
+};
 use directml_subset::{
     reference, DataType, Device, DeviceOptions, Input, OperatorDesc, TensorDesc,
     DMLS_DEVICE_FLAG_EXTENSIONS,
@@ -43,112 +48,11 @@ fn device(threads: u32) -> Device {
     .expect("device")
 }
 
-/// Strides of a packed tensor.
-fn packed(sizes: &[u32]) -> Vec<u32> {
-    let mut s = vec![0u32; sizes.len()];
-    let mut acc = 1u32;
-    for i in (0..sizes.len()).rev() {
-        s[i] = acc;
-        acc *= sizes[i];
-    }
-    s
-}
-
-/// Random strides for `sizes`: packed, padded, permuted, or broadcasting.
-fn random_strides(rng: &mut SmallRng, sizes: &[u32], broadcast: bool) -> Option<Vec<u32>> {
-    match rng.random_range(0..6) {
-        0 | 1 => None,
-        2 => Some(padded_strides(rng, sizes)),
-        3 | 4 => Some(permuted_strides(rng, sizes)),
-        _ => {
-            let mut s = packed(sizes);
-            for x in s.iter_mut() {
-                if broadcast && rng.random_bool(0.4) {
-                    *x = 0;
-                }
-            }
-            Some(s)
-        }
-    }
-}
-
 fn desc(t: DataType, sizes: &[u32], strides: Option<&[u32]>) -> TensorDesc {
     match strides {
         Some(s) => TensorDesc::with_strides(t, sizes, s),
         None => TensorDesc::new(t, sizes),
     }
-}
-
-/// One element's bytes: zero (for floats sometimes -0.0) or nonzero (for floats sometimes NaN,
-/// infinities, the smallest subnormal or a value whose only set bit is high).
-fn element(rng: &mut SmallRng, t: DataType, nonzero: bool, out: &mut [u8]) {
-    let size = t.size();
-    let sign: u64 = 1 << (size * 8 - 1);
-    let bits: u64 = if !nonzero {
-        if t.is_float() && rng.random_bool(0.3) {
-            sign
-        } else {
-            0
-        }
-    } else if t.is_float() {
-        let (exp_mask, quiet): (u64, u64) = match size {
-            2 => (0x7C00, 0x0200),
-            4 => (0x7F80_0000, 0x0040_0000),
-            _ => (0x7FF0_0000_0000_0000, 0x0008_0000_0000_0000),
-        };
-        let v = match rng.random_range(0..8) {
-            0 => exp_mask | quiet,
-            1 => exp_mask | 1,
-            2 => exp_mask,
-            3 => 1,
-            4 => sign >> 1,
-            _ => loop {
-                let v = rng.random::<u64>() & (sign - 1);
-                if v != 0 {
-                    break v;
-                }
-            },
-        };
-        if rng.random_bool(0.5) {
-            v | sign
-        } else {
-            v
-        }
-    } else {
-        match rng.random_range(0..4) {
-            0 => 1,
-            1 => sign,
-            _ => loop {
-                let v = rng.random::<u64>() & (sign | (sign - 1));
-                if v != 0 {
-                    break v;
-                }
-            },
-        }
-    };
-    out.copy_from_slice(&bits.to_ne_bytes()[..size]);
-}
-
-/// A buffer for `d` with random elements at the given density; some cases use runs, so whole
-/// 64-element words are all zero or all nonzero.
-fn random_input(rng: &mut SmallRng, d: &TensorDesc, density: f64) -> Buf {
-    let t = DataType::from_raw(d.data_type).expect("type");
-    let mut buf = Buf::new(d.total_size as usize, 0);
-    let size = t.size();
-    let runs = rng.random_bool(0.3);
-    let mut state = rng.random_bool(density);
-    for e in buf.bytes_mut().chunks_exact_mut(size) {
-        let nonzero = if runs {
-            if rng.random_bool(0.02) {
-                state = rng.random_bool(density);
-            }
-            state
-        } else {
-            rng.random_bool(density)
-        };
-        element(rng, t, nonzero, e);
-    }
-    buf
 }
 
 const ALL_TYPES: [DataType; 11] = DataType::ALL;
@@ -181,15 +85,13 @@ fn check_nonzero(
     rng: &mut SmallRng,
     dev: &Device,
     input: TensorDesc,
-    data: &Buf,
+    data: &Buffer,
     out_type: DataType,
     what: &str,
 ) {
     let sizes = input.sizes().to_vec();
     let m: u32 = sizes.iter().product();
-    let lead = sizes.iter().take_while(|&&s| s == 1).count();
-    let rank = (sizes.len() - lead).max(1);
-    let n = rng.random_range(rank..=sizes.len()) as u32;
+    let n = rng.random_range(min_columns(&sizes)..=sizes.len()) as u32;
     let count = TensorDesc::new(out_type, &[1]);
     let coords = coords_desc(rng, out_type, m, n);
     let op = dev
@@ -199,15 +101,15 @@ fn check_nonzero(
             output_coordinates: coords,
         })
         .unwrap_or_else(|e| panic!("{what}: create: {e}"));
-    let mut got_count = Buf::new(count.total_size as usize, CANARY);
-    let mut got = Buf::new(coords.total_size as usize, CANARY);
+    let mut got_count = Buffer::filled(count.total_size as usize, CANARY);
+    let mut got = Buffer::filled(coords.total_size as usize, CANARY);
     op.execute(
         &[Input::Bytes(data.bytes())],
         &mut [got_count.bytes_mut(), got.bytes_mut()],
     )
     .unwrap_or_else(|e| panic!("{what}: execute: {e}"));
-    let mut want_count = Buf::new(count.total_size as usize, CANARY);
-    let mut want = Buf::new(coords.total_size as usize, CANARY);
+    let mut want_count = Buffer::filled(count.total_size as usize, CANARY);
+    let mut want = Buffer::filled(coords.total_size as usize, CANARY);
     let rows = reference::nonzero_coordinates(
         &input,
         data.bytes(),
@@ -392,7 +294,7 @@ fn check_diagonal(
     element(rng, t, nonzero_value, &mut value[..t.size()]);
     let in_data = in_desc.map(|d| random_input(rng, &d, 0.7));
     // Before: random bytes (in place) or the canary.
-    let mut before = Buf::new(out.total_size as usize, CANARY);
+    let mut before = Buffer::filled(out.total_size as usize, CANARY);
     if in_place {
         before = random_input(rng, &out, 0.7);
     }
@@ -406,7 +308,7 @@ fn check_diagonal(
             diagonal_fill_end: end,
         })
         .unwrap_or_else(|e| panic!("{what}: create: {e}"));
-    let mut got = Buf::new(before.len, 0);
+    let mut got = Buffer::filled(before.len, 0);
     got.bytes_mut().copy_from_slice(before.bytes());
     let input = match (&in_data, in_place) {
         (_, true) => Input::InPlace,
@@ -415,7 +317,7 @@ fn check_diagonal(
     };
     op.execute(&[input], &mut [got.bytes_mut()])
         .unwrap_or_else(|e| panic!("{what}: execute: {e}"));
-    let mut want = Buf::new(before.len, 0);
+    let mut want = Buffer::filled(before.len, 0);
     want.bytes_mut().copy_from_slice(before.bytes());
     let ref_in = match (&in_data, in_place) {
         (_, true) => Some((&out, before.bytes())),
@@ -518,9 +420,9 @@ fn diagonal_matrix0() {
                     value,
                 })
                 .expect("create");
-            let mut got = Buf::new(out.total_size as usize, CANARY);
+            let mut got = Buffer::filled(out.total_size as usize, CANARY);
             op.execute(&[], &mut [got.bytes_mut()]).expect("execute");
-            let mut want = Buf::new(out.total_size as usize, CANARY);
+            let mut want = Buffer::filled(out.total_size as usize, CANARY);
             reference::diagonal_matrix(&out, want.bytes_mut(), offset, value);
             assert_eq!(
                 got.bytes(),
@@ -581,16 +483,17 @@ fn other_simd_levels() {
     }
     let exe = std::env::current_exe().expect("test executable");
     let seed = seed();
+    let tests = [
+        "nonzero_every_tail_and_type",
+        "nonzero_shapes_and_strides",
+        "nonzero_parallel",
+        "nonzero_transposed",
+        "diagonal_parallel",
+    ];
     for level in ["sse2", "portable"] {
         let out = std::process::Command::new(&exe)
-            .args([
-                "--exact",
-                "nonzero_every_tail_and_type",
-                "nonzero_shapes_and_strides",
-                "nonzero_parallel",
-                "nonzero_transposed",
-                "diagonal_parallel",
-            ])
+            .arg("--exact")
+            .args(tests)
             .env("DMLS_SIMD", level)
             .env("DMLS_SEED", seed.to_string())
             .output()
@@ -600,6 +503,14 @@ fn other_simd_levels() {
             "DMLS_SIMD={level} DMLS_SEED={seed}:\n{}\n{}",
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
+        );
+        // A renamed test would otherwise leave the child nothing to run, and pass.
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let want = format!("test result: ok. {} passed;", tests.len());
+        assert!(
+            stdout.contains(&want),
+            "DMLS_SIMD={level}: the child should run all {} tests:\n{stdout}",
+            tests.len()
         );
     }
 }

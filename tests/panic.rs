@@ -4,6 +4,9 @@
 //! The panic is triggered with `ffi::panic_on_next_call`, which exists only with the cargo
 //! feature `panic-test` (turned on for `cargo test` by the crate's dev-dependency on itself).
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 use std::cell::Cell;
 use std::ffi::c_void;
 use std::ptr;
@@ -242,6 +245,7 @@ fn panic_in_every_hresult_function_is_e_fail() {
     let mut ok_dev = ptr::null_mut();
     // SAFETY: valid pointers.
     assert_eq!(
+        // SAFETY: the desc and the out-pointer are NULL or locals that outlive the call.
         unsafe { dmls_device_create(ptr::null(), &mut ok_dev) },
         S_OK
     );
@@ -289,6 +293,7 @@ fn panic_in_every_hresult_function_is_e_fail() {
     op = ptr::null_mut();
     // SAFETY: valid descs and pointers.
     assert_eq!(
+        // SAFETY: the device is NULL or live; the desc and the out-pointer are NULL or locals that outlive the call.
         unsafe { dmls_device_create_operator(dev, &desc, &mut op) },
         S_OK
     );

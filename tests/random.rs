@@ -2,19 +2,20 @@
 //! types, strides (padded, permuted, broadcast), output strides, densities, fill ranges and
 //! thread counts. Set DMLS_SEED to replay a run; the seed is printed when a case fails.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod common;
 
 use common::*;
 use directml_subset::dml::*;
-use directml_subset::reference;
+use directml_subset::{reference, DataType};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 fn seed() -> u64 {
     seed_from_env("DMLS_SEED")
 }
-
-const SIZES: [usize; 12] = [0, 4, 2, 4, 2, 1, 4, 2, 1, 8, 8, 8];
 
 /// Random sizes with `dims` dimensions and at most about `max` elements.
 fn random_sizes(rng: &mut SmallRng, dims: usize, max: u64) -> Vec<u32> {
@@ -34,27 +35,8 @@ fn random_sizes(rng: &mut SmallRng, dims: usize, max: u64) -> Vec<u32> {
     }
 }
 
-/// Random strides for `sizes`: packed (None), padded, permuted, or with broadcast dimensions.
-fn random_strides(rng: &mut SmallRng, sizes: &[u32], allow_broadcast: bool) -> Option<Vec<u32>> {
-    let d = sizes.len();
-    match rng.random_range(0..5) {
-        0 | 1 => None,
-        2 => Some(padded_strides(rng, sizes)),
-        3 => Some(permuted_strides(rng, sizes)),
-        _ => {
-            let mut strides = vec![0u32; d];
-            let mut acc = 1u32;
-            for i in (0..d).rev() {
-                if allow_broadcast && rng.random_bool(0.4) {
-                    strides[i] = 0;
-                } else {
-                    strides[i] = acc;
-                    acc *= sizes[i];
-                }
-            }
-            Some(strides)
-        }
-    }
+fn data_type(ty: u32) -> DataType {
+    DataType::from_raw(DML_TENSOR_DATA_TYPE(ty)).expect("a supported type")
 }
 
 fn tensor(ty: u32, sizes: &[u32], strides: Option<Vec<u32>>) -> Tensor {
@@ -62,28 +44,6 @@ fn tensor(ty: u32, sizes: &[u32], strides: Option<Vec<u32>>) -> Tensor {
         Some(s) => Tensor::strided(ty, sizes, &s),
         None => Tensor::new(ty, sizes),
     }
-}
-
-/// Random element bytes: zero with probability `1 - density`, else random nonzero-ish values
-/// (floats include -0.0, which counts as zero, and NaN).
-fn random_elements(rng: &mut SmallRng, ty: u32, bytes: usize, density: f64) -> Vec<u8> {
-    let size = SIZES[ty as usize];
-    let mut out = vec![0u8; bytes];
-    for e in out.chunks_exact_mut(size) {
-        if !rng.random_bool(density) {
-            if matches!(ty, 1 | 2 | 9) && rng.random_bool(0.3) {
-                e[size - 1] = 0x80; // -0.0
-            }
-            continue;
-        }
-        match rng.random_range(0..4) {
-            0 => e[0] = 1,
-            1 => e[size - 1] = 0x40,
-            2 => e.fill(0xFF), // NaN for floats, -1 for ints
-            _ => rng.fill(e),
-        }
-    }
-    out
 }
 
 #[test]
@@ -121,8 +81,7 @@ fn nonzero_matches_reference() {
         };
         let m: u32 = sizes.iter().product();
         let mut input = tensor(in_ty, &sizes, random_strides(&mut rng, &sizes, true));
-        let rank = sizes.iter().skip_while(|&&s| s == 1).count();
-        let n = rng.random_range(rank.max(1)..=dims) as u32;
+        let n = rng.random_range(min_columns(&sizes)..=dims) as u32;
         let kdims = rng.random_range(2..=8usize);
         let mut csizes = vec![1u32; kdims];
         csizes[kdims - 2] = m;
@@ -146,7 +105,9 @@ fn nonzero_matches_reference() {
         let cdims = rng.random_range(1..=8usize);
         let mut count = Tensor::new(out_ty, &vec![1; cdims]);
         let density = [0.0, 0.01, 0.3, 0.5, 0.9, 1.0][rng.random_range(0..6)];
-        let data = random_elements(&mut rng, in_ty, input.total as usize, density);
+        let data = random_elements(&mut rng, data_type(in_ty), input.total as usize, density)
+            .bytes()
+            .to_vec();
         let dev = if ext {
             &extended
         } else if rng.random_bool(0.5) {
@@ -274,9 +235,11 @@ fn diagonal_matrix1_matches_reference() {
             )
             .unwrap_or_else(|e| panic!("{ctx}: create failed {e:?}"));
         let out_len = output.total as usize;
-        let in_data = input
-            .as_ref()
-            .map(|i| random_elements(&mut rng, ty, i.total as usize, 0.8));
+        let in_data = input.as_ref().map(|i| {
+            random_elements(&mut rng, data_type(ty), i.total as usize, 0.8)
+                .bytes()
+                .to_vec()
+        });
         let mut want = vec![CANARY; out_len];
         let mut ob = Buffer::new(out_len);
         match mode {

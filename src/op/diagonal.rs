@@ -6,6 +6,7 @@
 //! segments are slice fills and copies (memset and memcpy speed); strided layouts go element by
 //! element.
 
+use super::kind::OpKind;
 use super::Config;
 use crate::dml::*;
 use crate::error::{invalid, Result};
@@ -15,9 +16,9 @@ use crate::tensor::{raw_type_name, Ctx, DataType, Layout, TensorDesc};
 /// A validated DIAGONAL_MATRIX1 or DIAGONAL_MATRIX operator.
 #[derive(Clone, Debug)]
 pub(crate) struct DiagonalPlan {
-    pub name: &'static str,
+    /// DIAGONAL_MATRIX1 or DIAGONAL_MATRIX.
+    pub kind: OpKind,
     pub input_slots: [Option<Layout>; 1],
-    pub n_inputs: usize,
     pub output: Layout,
     /// The fill value's bits in the output type (native endian, first `size` bytes).
     pub value: [u8; 8],
@@ -27,12 +28,12 @@ pub(crate) struct DiagonalPlan {
 
 impl DiagonalPlan {
     pub fn input_slots(&self) -> &[Option<Layout>] {
-        &self.input_slots[..self.n_inputs]
+        &self.input_slots[..self.kind.input_names().len()]
     }
 }
 
-const OP1: &str = "DIAGONAL_MATRIX1";
-const OP0: &str = "DIAGONAL_MATRIX";
+const OP1: &str = OpKind::DiagonalMatrix1.name();
+const OP0: &str = OpKind::DiagonalMatrix.name();
 
 pub(crate) fn plan1(
     cfg: &Config,
@@ -105,9 +106,8 @@ pub(crate) fn plan1(
     let mut bits = [0u8; 8];
     bits[..dtype.size()].copy_from_slice(&value[..dtype.size()]);
     Ok(DiagonalPlan {
-        name: OP1,
+        kind: OpKind::DiagonalMatrix1,
         input_slots: [in_l],
-        n_inputs: 1,
         output: out_l,
         value: bits,
         begin: i64::from(begin),
@@ -175,9 +175,8 @@ pub(crate) fn plan0(
     }
     let out_l = Layout::validate(output, dtype, ctx(OP0, "OutputTensor"), u64::from(u32::MAX))?;
     Ok(DiagonalPlan {
-        name: OP0,
+        kind: OpKind::DiagonalMatrix,
         input_slots: [None],
-        n_inputs: 0,
         output: out_l,
         value: convert_float(value, dtype),
         begin: i64::from(offset),

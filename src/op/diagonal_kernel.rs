@@ -9,8 +9,8 @@
 use rayon::prelude::*;
 
 use super::diagonal::DiagonalPlan;
-use super::simd::{self, Isa, StreamWriter};
-use super::{Input, Word, Workers};
+use super::simd::{Isa, StreamWriter, Word};
+use super::{Input, Workers};
 use crate::error::Result;
 
 /// Outputs of at least this many bytes are split across workers.
@@ -239,7 +239,7 @@ impl<U: Word> Run<U> {
 /// [`stream_rows`] compiled for AVX2, so its 32-byte streaming stores are inlined.
 ///
 /// # Safety
-/// The CPU has AVX2 (`isa` is `Isa::Avx2`).
+/// The CPU has AVX2 (`isa.has_avx2()`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn stream_rows_avx2<U: Word>(
@@ -249,8 +249,9 @@ unsafe fn stream_rows_avx2<U: Word>(
     fill: (i64, i64),
     value: U,
     other: Other<'_, U>,
+    isa: Isa,
 ) {
-    stream_rows(chunk, first_row, shape, fill, value, other, Isa::Avx2)
+    stream_rows(chunk, first_row, shape, fill, value, other, isa)
 }
 
 fn run_packed<U: Word>(
@@ -269,13 +270,15 @@ fn run_packed<U: Word>(
     let (begin, end) = (plan.begin, plan.end);
     let bytes = l.elements * U::SIZE as u64;
     let stream = bytes >= STREAM_MIN_BYTES && w * U::SIZE >= STREAM_MIN_ROW_BYTES;
-    let isa = simd::isa();
+    let isa = Isa::detect();
     let do_rows = |first_row: usize, chunk: &mut [U]| {
         if stream {
             #[cfg(target_arch = "x86_64")]
-            if isa == Isa::Avx2 {
-                // SAFETY: Avx2 means the CPU has AVX2.
-                unsafe { stream_rows_avx2(chunk, first_row, (w, h), (begin, end), value, other) };
+            if isa.has_avx2() {
+                // SAFETY: only detection makes an `Isa` with AVX2, on a CPU that has it.
+                unsafe {
+                    stream_rows_avx2(chunk, first_row, (w, h), (begin, end), value, other, isa)
+                };
                 return;
             }
             stream_rows(chunk, first_row, (w, h), (begin, end), value, other, isa);

@@ -1,13 +1,14 @@
 //! NONZERO_COORDINATES: validation. The kernel, and a description of how it works, is in
 //! `nonzero_kernel.rs`.
 
+use super::kind::OpKind;
 use super::Config;
 use crate::dml::*;
 use crate::error::{invalid, Result};
 use crate::level;
 use crate::tensor::{raw_type_name, Ctx, DataType, Layout, TensorDesc, MAX_DIMS};
 
-const OP: &str = "NONZERO_COORDINATES";
+const OP: &str = OpKind::NonZeroCoordinates.name();
 
 /// A validated NONZERO_COORDINATES operator.
 #[derive(Clone, Debug)]

@@ -6,7 +6,7 @@ use core::ptr;
 
 use directml_subset::dml::*;
 use directml_subset::ffi::*;
-use directml_subset::TensorDesc;
+use directml_subset::{reference, DataType, TensorDesc};
 use rand::rngs::SmallRng;
 use rand::Rng;
 
@@ -260,6 +260,7 @@ pub fn create_diagonal(
 
 impl Drop for Device {
     fn drop(&mut self) {
+        // SAFETY: the handle is NULL or live, and released only here.
         unsafe { dmls_device_release(self.0) };
     }
 }
@@ -268,11 +269,15 @@ pub struct Operator(pub *mut dmls_operator);
 
 impl Drop for Operator {
     fn drop(&mut self) {
+        // SAFETY: the handle is NULL or live, and released only here.
         unsafe { dmls_operator_release(self.0) };
     }
 }
 
-/// A 64-byte-aligned buffer with guard space around the tensor bytes.
+/// Tensor bytes with guard space around them: the one buffer type of the tests. The tensor
+/// bytes start 64 bytes into 8-byte-aligned storage (so they are aligned to the largest element
+/// size) and are followed by 64 more guard bytes; every guard byte is CANARY, so a write past
+/// either end shows in [`Buffer::guards_intact`].
 pub struct Buffer {
     storage: Vec<u64>,
     pub offset: usize,
@@ -283,8 +288,14 @@ pub const GUARD: usize = 64;
 pub const CANARY: u8 = 0xA5;
 
 impl Buffer {
-    /// `len` tensor bytes after a guard of 64 bytes, followed by 64 guard bytes, all CANARY.
+    /// `len` tensor bytes, all CANARY like the guards.
     pub fn new(len: usize) -> Buffer {
+        Buffer::filled(len, CANARY)
+    }
+
+    /// `len` tensor bytes (a `usize` or a tensor's `u64` size), each `fill`.
+    pub fn filled(len: impl TryInto<usize, Error: core::fmt::Debug>, fill: u8) -> Buffer {
+        let len = len.try_into().expect("length fits in usize");
         let words = (GUARD * 2 + len).div_ceil(8) + 8;
         let mut b = Buffer {
             storage: vec![0; words],
@@ -292,9 +303,11 @@ impl Buffer {
             len,
         };
         b.all_mut().fill(CANARY);
+        b.bytes_mut().fill(fill);
         b
     }
 
+    /// Tensor bytes that are a copy of `bytes`.
     pub fn with_bytes(bytes: &[u8]) -> Buffer {
         let mut b = Buffer::new(bytes.len());
         b.bytes_mut().copy_from_slice(bytes);
@@ -325,52 +338,13 @@ impl Buffer {
             && all[self.offset + self.len..].iter().all(|&b| b == CANARY)
     }
 
-    pub fn binding(&mut self) -> Box<DML_BUFFER_BINDING> {
+    /// A binding of the tensor bytes (Offset 64 into the storage).
+    pub fn binding(&mut self) -> DML_BUFFER_BINDING {
         let len = self.len as u64;
-        Box::new(DML_BUFFER_BINDING {
+        DML_BUFFER_BINDING {
             Buffer: self.all_mut().as_mut_ptr().cast(),
             Offset: GUARD as u64,
             SizeInBytes: len,
-        })
-    }
-}
-
-/// Plain bytes aligned to 8 (the largest element size), without guards.
-pub struct Buf {
-    words: Vec<u64>,
-    pub len: usize,
-}
-
-impl Buf {
-    /// `len` bytes (a `usize` or a tensor's `u64` size), each `fill`.
-    pub fn new(len: impl TryInto<usize, Error: core::fmt::Debug>, fill: u8) -> Buf {
-        let len = len.try_into().expect("length fits in usize");
-        Buf {
-            words: vec![u64::from_ne_bytes([fill; 8]); len.div_ceil(8)],
-            len,
-        }
-    }
-
-    pub fn from_bytes(data: &[u8]) -> Buf {
-        let mut b = Buf::new(data.len(), 0);
-        b.bytes_mut().copy_from_slice(data);
-        b
-    }
-
-    pub fn bytes(&self) -> &[u8] {
-        &bytemuck::cast_slice(&self.words)[..self.len]
-    }
-
-    pub fn bytes_mut(&mut self) -> &mut [u8] {
-        &mut bytemuck::cast_slice_mut(&mut self.words)[..self.len]
-    }
-
-    /// A binding of all `len` bytes at offset 0.
-    pub fn binding(&mut self) -> DML_BUFFER_BINDING {
-        DML_BUFFER_BINDING {
-            Buffer: self.words.as_mut_ptr().cast(),
-            Offset: 0,
-            SizeInBytes: self.len as u64,
         }
     }
 }
@@ -432,8 +406,10 @@ pub fn execute(
 }
 
 pub fn last_error() -> String {
+    // SAFETY: the buffer is NULL with size 0, or holds the size given.
     let n = unsafe { dmls_get_last_error_message(ptr::null_mut(), 0) };
     let mut buf = vec![0u8; n + 1];
+    // SAFETY: the buffer is NULL with size 0, or holds the size given.
     let m = unsafe { dmls_get_last_error_message(buf.as_mut_ptr().cast(), buf.len()) };
     assert_eq!(m, n);
     assert_eq!(buf[n], 0);
@@ -544,4 +520,178 @@ pub fn permuted_strides(rng: &mut SmallRng, sizes: &[u32]) -> Vec<u32> {
         acc *= sizes[i];
     }
     strides
+}
+
+/// Strides of a packed tensor.
+pub fn packed(sizes: &[u32]) -> Vec<u32> {
+    let mut s = vec![0u32; sizes.len()];
+    let mut acc = 1u32;
+    for i in (0..sizes.len()).rev() {
+        s[i] = acc;
+        acc *= sizes[i];
+    }
+    s
+}
+
+/// Random strides for `sizes`: packed (`None`), padded, permuted, or (when `broadcast`)
+/// with some strides 0. The one random layout generator of the tests.
+pub fn random_strides(rng: &mut SmallRng, sizes: &[u32], broadcast: bool) -> Option<Vec<u32>> {
+    match rng.random_range(0..6) {
+        0 | 1 => None,
+        2 => Some(padded_strides(rng, sizes)),
+        3 | 4 => Some(permuted_strides(rng, sizes)),
+        _ => {
+            let mut s = packed(sizes);
+            for x in s.iter_mut() {
+                if broadcast && rng.random_bool(0.4) {
+                    *x = 0;
+                }
+            }
+            Some(s)
+        }
+    }
+}
+
+/// One element's bytes: zero (for floats sometimes -0.0) or nonzero (for floats sometimes NaN,
+/// infinities, the smallest subnormal or a value whose only set bit is high).
+pub fn element(rng: &mut SmallRng, t: DataType, nonzero: bool, out: &mut [u8]) {
+    let size = t.size();
+    let sign: u64 = 1 << (size * 8 - 1);
+    let bits: u64 = if !nonzero {
+        if t.is_float() && rng.random_bool(0.3) {
+            sign
+        } else {
+            0
+        }
+    } else if t.is_float() {
+        let (exp_mask, quiet): (u64, u64) = match size {
+            2 => (0x7C00, 0x0200),
+            4 => (0x7F80_0000, 0x0040_0000),
+            _ => (0x7FF0_0000_0000_0000, 0x0008_0000_0000_0000),
+        };
+        let v = match rng.random_range(0..8) {
+            0 => exp_mask | quiet,
+            1 => exp_mask | 1,
+            2 => exp_mask,
+            3 => 1,
+            4 => sign >> 1,
+            _ => loop {
+                let v = rng.random::<u64>() & (sign - 1);
+                if v != 0 {
+                    break v;
+                }
+            },
+        };
+        if rng.random_bool(0.5) {
+            v | sign
+        } else {
+            v
+        }
+    } else {
+        match rng.random_range(0..4) {
+            0 => 1,
+            1 => sign,
+            _ => loop {
+                let v = rng.random::<u64>() & (sign | (sign - 1));
+                if v != 0 {
+                    break v;
+                }
+            },
+        }
+    };
+    out.copy_from_slice(&bits.to_ne_bytes()[..size]);
+}
+
+/// A buffer for `d` with random elements at the given density (see [`random_elements`]).
+pub fn random_input(rng: &mut SmallRng, d: &TensorDesc, density: f64) -> Buffer {
+    let t = DataType::from_raw(d.data_type).expect("type");
+    random_elements(rng, t, d.total_size as usize, density)
+}
+
+/// `bytes` bytes of random elements of `t`, each nonzero with probability `density`; some
+/// buffers use runs, so whole 64-element words are all zero or all nonzero. The one way the
+/// tests make random inputs.
+pub fn random_elements(rng: &mut SmallRng, t: DataType, bytes: usize, density: f64) -> Buffer {
+    let mut buf = Buffer::filled(bytes, 0);
+    let size = t.size();
+    let runs = rng.random_bool(0.3);
+    let mut state = rng.random_bool(density);
+    for e in buf.bytes_mut().chunks_exact_mut(size) {
+        let nonzero = if runs {
+            if rng.random_bool(0.02) {
+                state = rng.random_bool(density);
+            }
+            state
+        } else {
+            rng.random_bool(density)
+        };
+        element(rng, t, nonzero, e);
+    }
+    buf
+}
+
+/// The one reference runner: executes a NONZERO_COORDINATES operator (a raw handle) on `data`,
+/// with both outputs in fresh guarded buffers starting as `fill`; asserts success, intact guards
+/// and every output byte (the `fill` bytes past the rows included) equal to the reference.
+/// Returns the count and coordinate buffers.
+pub fn run_nonzero_checked(
+    op: *mut dmls_operator,
+    input: &TensorDesc,
+    data: &[u8],
+    count: &TensorDesc,
+    coords: &TensorDesc,
+    fill: u8,
+) -> (Buffer, Buffer) {
+    let mut ib = Buffer::with_bytes(data);
+    let mut cb = Buffer::filled(count.total_size, fill);
+    let mut kb = Buffer::filled(coords.total_size, fill);
+    let (bi, bc, bk) = (ib.binding(), cb.binding(), kb.binding());
+    let hr = execute_raw(op, &[bind(&bi)], &[bind(&bc), bind(&bk)]);
+    assert_eq!(hr, S_OK, "execute: {}", last_error());
+    assert!(ib.guards_intact() && cb.guards_intact() && kb.guards_intact());
+    let mut want_c = vec![fill; count.total_size as usize];
+    let mut want_k = vec![fill; coords.total_size as usize];
+    reference::nonzero_coordinates(input, data, count, coords, &mut want_c, &mut want_k);
+    assert!(
+        cb.bytes() == &want_c[..],
+        "count differs from the reference"
+    );
+    assert!(
+        kb.bytes() == &want_k[..],
+        "coordinates differ from the reference"
+    );
+    (cb, kb)
+}
+
+/// The same for DIAGONAL_MATRIX1 (`input` is the tensor and its bytes, or `None`); returns the
+/// output buffer.
+pub fn run_diag1_checked(
+    op: *mut dmls_operator,
+    input: Option<(&TensorDesc, &[u8])>,
+    output: &TensorDesc,
+    (value, begin, end): ([u8; 8], i32, i32),
+    fill: u8,
+) -> Buffer {
+    let mut ib = input.map(|(_, d)| Buffer::with_bytes(d));
+    let mut ob = Buffer::filled(output.total_size, fill);
+    let bi = ib.as_mut().map(|b| b.binding());
+    let bo = ob.binding();
+    let hr = execute_raw(op, &[bi.as_ref().map_or(NONE_BINDING, bind)], &[bind(&bo)]);
+    assert_eq!(hr, S_OK, "execute: {}", last_error());
+    assert!(ob.guards_intact() && ib.as_ref().is_none_or(Buffer::guards_intact));
+    let mut want = vec![fill; output.total_size as usize];
+    reference::diagonal_matrix1(input, output, &mut want, value, begin, end);
+    assert!(
+        ob.bytes() == &want[..],
+        "DIAGONAL_MATRIX1 output differs from the reference"
+    );
+    ob
+}
+
+/// The fewest coordinate columns N that NONZERO_COORDINATES accepts for an input of these sizes:
+/// its effective rank (the dimension count without leading dimensions of size 1), at least 1.
+/// The one copy of the rule in the Rust tests.
+pub fn min_columns(sizes: &[u32]) -> usize {
+    let lead = sizes.iter().take_while(|&&s| s == 1).count();
+    (sizes.len() - lead).max(1)
 }

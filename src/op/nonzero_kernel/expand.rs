@@ -1,0 +1,152 @@
+//! AVX2 expansion of a dense bitmask word into packed UINT32 rows of up to four columns whose
+//! last column is the position in the line: each byte of the word becomes eight rows (its set
+//! bits' positions from a table, spread into the template rows by permutes and blends), of
+//! which the first popcount(byte) are kept.
+
+use core::arch::x86_64::*;
+
+use super::cursor::Coord;
+
+/// The set bits of each byte value, in increasing order (then zeros).
+static POSITIONS: [[u8; 8]; 256] = {
+    let mut t = [[0u8; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let (mut k, mut i) = (0, 0);
+        while i < 8 {
+            if b & (1 << i) != 0 {
+                t[b][k] = i as u8;
+                k += 1;
+            }
+            i += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
+/// Eight rows of N columns are N vectors of eight lanes. For vector v, lane l holds column
+/// (8v + l) % N of row (8v + l) / N: `perm` picks that row's position, `mask` marks the
+/// lanes of the last column.
+#[derive(Clone, Copy)]
+pub struct Shape {
+    perm: [__m256i; 4],
+    mask: [__m256i; 4],
+}
+
+impl Default for Shape {
+    fn default() -> Self {
+        // SAFETY: all-zero bits are a valid __m256i; no instruction is needed.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+impl Shape {
+    /// # Safety
+    /// The CPU has AVX2; `n` is 1 to 4.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn new(n: usize) -> Shape {
+        let mut perm = [[0i32; 8]; 4];
+        let mut mask = [[0i32; 8]; 4];
+        for v in 0..n {
+            for l in 0..8 {
+                let g = 8 * v + l;
+                perm[v][l] = (g / n) as i32;
+                mask[v][l] = if g % n == n - 1 { -1 } else { 0 };
+            }
+        }
+        // SAFETY: each array is 8 i32 = 32 readable bytes; loadu needs no alignment.
+        let load = |a: &[i32; 8]| unsafe { _mm256_loadu_si256(a.as_ptr().cast()) };
+        Shape {
+            perm: [
+                load(&perm[0]),
+                load(&perm[1]),
+                load(&perm[2]),
+                load(&perm[3]),
+            ],
+            mask: [
+                load(&mask[0]),
+                load(&mask[1]),
+                load(&mask[2]),
+                load(&mask[3]),
+            ],
+        }
+    }
+}
+
+/// Eight copies of a template row (its last column is overwritten).
+#[derive(Clone, Copy)]
+pub struct Template([__m256i; 4]);
+
+impl Default for Template {
+    fn default() -> Self {
+        // SAFETY: all-zero bits are a valid __m256i.
+        unsafe { core::mem::zeroed() }
+    }
+}
+
+impl Template {
+    /// # Safety
+    /// The CPU has AVX2; N is 1 to 4.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn new<O: Coord, const N: usize>(row: &[O; N]) -> Template {
+        let mut lanes = [[0u32; 8]; 4];
+        for v in 0..N.min(4) {
+            for l in 0..8 {
+                lanes[v][l] = row[(8 * v + l) % N].low32();
+            }
+        }
+        // SAFETY: each array is 8 u32 = 32 readable bytes.
+        let load = |a: &[u32; 8]| unsafe { _mm256_loadu_si256(a.as_ptr().cast()) };
+        Template([
+            load(&lanes[0]),
+            load(&lanes[1]),
+            load(&lanes[2]),
+            load(&lanes[3]),
+        ])
+    }
+}
+
+/// Writes the rows of `bits` (positions `off + i` in the line) from row `row` on, and
+/// returns the row after them. Each byte stores eight whole rows.
+///
+/// # Safety
+/// The CPU has AVX2, BMI1 and POPCNT; `shape` is `Shape::new(N)`, N <= 4; `out` is a packed
+/// UINT32 output of N columns whose rows `row .. row + 72` may be written by this thread.
+#[inline(always)]
+pub unsafe fn word<const N: usize>(
+    out: *mut u32,
+    mut row: usize,
+    bits: u64,
+    off: u64,
+    shape: &Shape,
+    tmpl: &Template,
+) -> usize {
+    // SAFETY: the caller guarantees the CPU has AVX2 (here and below).
+    let (mut base, eight) = unsafe { (_mm256_set1_epi32(off as i32), _mm256_set1_epi32(8)) };
+    for j in 0..8 {
+        let byte = (bits >> (8 * j)) as u8;
+        // SAFETY: POSITIONS[byte] is 8 readable bytes (loadl reads 8); the CPU has AVX2.
+        let xs = unsafe {
+            let pos = _mm_loadl_epi64(POSITIONS[byte as usize].as_ptr().cast());
+            _mm256_add_epi32(_mm256_cvtepu8_epi32(pos), base)
+        };
+        // SAFETY: row r starts at element r × n; this byte's eight rows end before
+        // (row + 8) × n, within the rows the caller lets us write.
+        let p = unsafe { out.add(row * N) };
+        for v in 0..N {
+            // SAFETY: lanes 8v .. 8v + 8 of the eight rows (see above); the CPU has AVX2.
+            unsafe {
+                let x = _mm256_permutevar8x32_epi32(xs, shape.perm[v]);
+                let lanes = _mm256_blendv_epi8(tmpl.0[v], x, shape.mask[v]);
+                _mm256_storeu_si256(p.add(8 * v).cast(), lanes)
+            };
+        }
+        row += byte.count_ones() as usize;
+        // SAFETY: the CPU has AVX2.
+        base = unsafe { _mm256_add_epi32(base, eight) };
+    }
+    row
+}

@@ -1,0 +1,156 @@
+//! Scheduling: the serial path, and the parallel rounds of chunks on the workers.
+
+use rayon::prelude::*;
+
+use super::rows::{Emit, Writer};
+use super::source::Source;
+use crate::error::{Error, Result};
+use crate::op::kind::OpKind;
+use crate::op::nonzero::NonZeroPlan;
+use crate::op::simd::Word;
+use crate::op::Workers;
+
+const OP: &str = OpKind::NonZeroCoordinates.name();
+
+/// Elements per parallel task (a multiple of 64); its bitmask is 16 KiB. On two workers a
+/// round of `TASKS_PER_WORKER` tasks each is then two million elements, so a 16M-element input
+/// takes 8 trips through the pool.
+const CHUNK: u64 = 1 << 17;
+/// The smallest parallel task (smaller inputs get smaller chunks, for at least four rounds).
+const MIN_CHUNK: u64 = 1 << 14;
+/// Tasks per worker in one round. More than one lets the others take over the work of a worker
+/// that falls behind (the machine may be shared); with eight, a round ends at most one task
+/// (an eighth of a worker's share) after its last worker could have finished.
+const TASKS_PER_WORKER: usize = 8;
+/// The most workers one execution uses.
+const MAX_THREADS: usize = 64;
+const MAX_TASKS: usize = MAX_THREADS * TASKS_PER_WORKER;
+/// Inputs below this many elements run serially.
+const PARALLEL_MIN: u64 = 1 << 17;
+/// Bitmask words the serial path works on at a time (on the stack).
+const SERIAL_WORDS: usize = 64;
+
+/// Masks and writes every element, serially or in parallel rounds (only with a writer the
+/// workers may share); returns the row count.
+pub(super) fn drive<U: Word>(
+    src: &Source<'_, U>,
+    rows: Writer<'_>,
+    plan: &NonZeroPlan,
+    workers: Workers<'_>,
+) -> Result<u64> {
+    let m = plan.input.elements;
+    let threads = workers.threads.min(MAX_THREADS);
+    let shared = match rows {
+        Writer::Parallel(rows) if threads > 1 && m >= PARALLEL_MIN => Some(rows),
+        _ => None,
+    };
+    let Some(rows) = shared else {
+        let rows = rows.on_this_thread();
+        // Small inputs mask on the stack (no allocation); large ones a chunk at a time, as the
+        // parallel path does.
+        if m <= 64 {
+            return Ok(serial(src, rows, m, &mut [0u64; 1]));
+        }
+        if m < PARALLEL_MIN {
+            return Ok(serial(src, rows, m, &mut [0u64; SERIAL_WORDS]));
+        }
+        let n = (CHUNK / 64) as usize;
+        let mut heap = Vec::new();
+        heap.try_reserve_exact(n)
+            .map_err(|_| Error::OutOfMemory(format!("{OP}: no memory for a bitmask chunk")))?;
+        heap.resize(n, 0);
+        return Ok(serial(src, rows, m, &mut heap));
+    };
+
+    // Parallel rounds of `tasks` chunks. Each step writes the rows of the previous round (whose
+    // first rows the prefix sum gave) and masks the chunks of the next one, so a round costs
+    // one trip through the pool.
+    let tasks = threads * TASKS_PER_WORKER;
+    // At least four rounds, with chunks from MIN_CHUNK to CHUNK elements.
+    let chunk = (m / (4 * tasks as u64) / 64 * 64).clamp(MIN_CHUNK, CHUNK);
+    let per_chunk = (chunk / 64) as usize;
+    let mut scratch: Vec<u64> = Vec::new();
+    scratch
+        .try_reserve_exact(2 * tasks * per_chunk)
+        .map_err(|_| Error::OutOfMemory(format!("{OP}: no memory for {tasks} bitmask chunks")))?;
+    scratch.resize(2 * tasks * per_chunk, 0);
+    let (mut cur, mut next) = scratch.split_at_mut(tasks * per_chunk);
+    let mut cur_counts = [0u64; MAX_TASKS];
+    let mut next_counts = [0u64; MAX_TASKS];
+    let round_len = tasks as u64 * chunk;
+    let range = |round: u64, i: usize| {
+        let s = (round * round_len + i as u64 * chunk).min(m);
+        (s, (s + chunk).min(m))
+    };
+    let nwords = |(s, e): (u64, u64)| ((e - s) as usize).div_ceil(64);
+    let total = workers.run(|| {
+        cur.par_chunks_mut(per_chunk)
+            .zip(cur_counts[..tasks].par_iter_mut())
+            .enumerate()
+            .for_each(|(i, (words, count))| {
+                let (s, e) = range(0, i);
+                *count = if s < e {
+                    src.masks(s, e, &mut words[..nwords((s, e))])
+                } else {
+                    0
+                };
+            });
+        let mut row = 0u64;
+        let mut round = 0u64;
+        while round * round_len < m {
+            let mut firsts = [0u64; MAX_TASKS];
+            for (f, &c) in firsts[..tasks].iter_mut().zip(&cur_counts[..tasks]) {
+                *f = row;
+                row += c;
+            }
+            let more = (round + 1) * round_len < m;
+            let (firsts, counts) = (&firsts, &cur_counts);
+            cur.par_chunks(per_chunk)
+                .zip(next.par_chunks_mut(per_chunk))
+                .zip(next_counts[..tasks].par_iter_mut())
+                .enumerate()
+                .for_each(|(i, ((words, next_words), next_count))| {
+                    let r = range(round, i);
+                    if counts[i] > 0 {
+                        // SAFETY: task i writes rows firsts[i] .. firsts[i] + counts[i] (its
+                        // words have counts[i] set bits), which no other task writes, and the
+                        // writer is shared only over a layout proven disjoint, where distinct
+                        // elements have distinct addresses.
+                        unsafe { rows.emit(&words[..nwords(r)], r.0, firsts[i]) };
+                    }
+                    if more {
+                        let (s, e) = range(round + 1, i);
+                        *next_count = if s < e {
+                            src.masks(s, e, &mut next_words[..nwords((s, e))])
+                        } else {
+                            0
+                        };
+                    }
+                });
+            core::mem::swap(&mut cur, &mut next);
+            core::mem::swap(&mut cur_counts, &mut next_counts);
+            round += 1;
+        }
+        row
+    });
+    Ok(total)
+}
+
+/// Masks and writes every element on this thread, `words.len()` words at a time; returns the
+/// row count.
+#[inline(always)]
+fn serial<U: Word>(src: &Source<'_, U>, rows: &dyn Emit, m: u64, words: &mut [u64]) -> u64 {
+    let step = 64 * words.len() as u64;
+    let mut row = 0u64;
+    let mut start = 0u64;
+    while start < m {
+        let end = (start + step).min(m);
+        let words = &mut words[..((end - start) as usize).div_ceil(64)];
+        if src.masks(start, end, words) > 0 {
+            // SAFETY: this thread is the only writer.
+            row += unsafe { rows.emit(words, start, row) };
+        }
+        start = end;
+    }
+    row
+}

@@ -1,0 +1,272 @@
+//! Input masking: a [`Source`] turns a range of input elements into nonzero bitmask words, by a
+//! SIMD compare (packed input), a gather through a [`StridedCursor`] (strided input) or tiles
+//! (a transposed input).
+
+use crate::op::simd::{mask_tail, Isa, Word};
+use crate::tensor::{Layout, MAX_DIMS};
+
+/// Where the input's elements come from, as bitmasks.
+pub(super) struct Source<'a, U> {
+    data: &'a [U],
+    mask: U,
+    isa: Isa,
+    /// `None` for a packed input.
+    strided: Option<Strides>,
+    /// The line width when the strided input is read in tiles (see [`Source::tiled_masks`]).
+    tiled: Option<u64>,
+}
+
+impl<'a, U: Word> Source<'a, U> {
+    pub fn new(input: &'a [u8], layout: &Layout, mask: U, isa: Isa) -> Self {
+        let data: &[U] = bytemuck::cast_slice(&input[..input.len() / U::SIZE * U::SIZE]);
+        let strided = (!layout.packed).then(|| Strides::new(layout));
+        let tiled = strided.as_ref().and_then(|s| s.tile_width(U::SIZE));
+        Source {
+            data,
+            mask,
+            isa,
+            strided,
+            tiled,
+        }
+    }
+
+    /// Fills `words` with the nonzero bitmask of elements `[start, end)` (bit i of word w is
+    /// element `start + 64 w + i`; `words` holds exactly the words that range needs) and returns
+    /// how many bits are set.
+    pub fn masks(&self, start: u64, end: u64, words: &mut [u64]) -> u64 {
+        let n = (end - start) as usize;
+        let whole = n / 64;
+        let mut total;
+        match &self.strided {
+            None => {
+                let data = &self.data[start as usize..end as usize];
+                let (blocks, rest) = data.split_at(whole * 64);
+                total = U::mask_blocks(blocks, self.mask, &mut words[..whole], self.isa);
+                if !rest.is_empty() {
+                    let m = mask_tail(rest, self.mask);
+                    total += u64::from(m.count_ones());
+                    words[whole] = m;
+                }
+            }
+            Some(strides) => {
+                total = match self.tiled {
+                    // Whole lines go through the tiled path; partial ones at either end (whole
+                    // words, as the width is a multiple of 64 and `start` of 64) do not.
+                    Some(width) if start.div_ceil(width) < end / width => {
+                        let (r0, r1) = (start.div_ceil(width) * width, end / width * width);
+                        let (w0, w1) = (((r0 - start) / 64) as usize, ((r1 - start) / 64) as usize);
+                        self.gather_masks(strides, start, r0, &mut words[..w0])
+                            + self.tiled_masks(strides, r0, r1, &mut words[w0..w1])
+                            + self.gather_masks(strides, r1, end, &mut words[w1..])
+                    }
+                    _ => self.gather_masks(strides, start, end, words),
+                };
+            }
+        }
+        total
+    }
+
+    /// [`Source::masks`] for a strided input, element by element in row-major order.
+    fn gather_masks(&self, strides: &Strides, start: u64, end: u64, words: &mut [u64]) -> u64 {
+        if start == end {
+            return 0;
+        }
+        let n = (end - start) as usize;
+        let mut cur = StridedCursor::at(strides, start);
+        let mut block = [U::ZERO; 64];
+        let mut total = 0;
+        for (wi, w) in words.iter_mut().enumerate() {
+            let len = (n - wi * 64).min(64);
+            cur.gather(strides, self.data, &mut block[..len]);
+            let m = if len == 64 {
+                U::mask_blocks(&block, self.mask, core::slice::from_mut(w), self.isa);
+                *w
+            } else {
+                mask_tail(&block[..len], self.mask)
+            };
+            total += u64::from(m.count_ones());
+            *w = m;
+        }
+        total
+    }
+
+    /// [`Source::masks`] for whole lines `[r0, r1)` of an input whose line elements lie in
+    /// different cache lines but whose neighbouring lines share them (a transposed matrix).
+    /// Tiles of up to 64 lines by 64 columns are read column by column, so consecutive loads
+    /// share cache lines; each column's bits are then scattered into the lines' words.
+    fn tiled_masks(&self, strides: &Strides, r0: u64, r1: u64, words: &mut [u64]) -> u64 {
+        let last = strides.dims - 1;
+        let width = strides.sizes[last] as usize;
+        let step = strides.strides[last] as usize;
+        let per_line = width / 64;
+        let lines = ((r1 - r0) as usize) / width;
+        let first = r0 / width as u64;
+        let mut bases = [0usize; 64];
+        let mut total = 0;
+        for t0 in (0..lines).step_by(64) {
+            let nt = 64.min(lines - t0);
+            for (k, b) in bases[..nt].iter_mut().enumerate() {
+                *b = strides.line_offset(first + (t0 + k) as u64) as usize;
+            }
+            let bases = &bases[..nt];
+            for col in 0..per_line {
+                // Column masks first: independent loads, no branches, so many cache misses
+                // are in flight at once. Bit k: line t0 + k is nonzero in that column.
+                let mut cols = [0u64; 64];
+                for (j, m) in cols.iter_mut().enumerate() {
+                    let at = (col * 64 + j) * step;
+                    prefetch(self.data, bases[0] + at + PREFETCH_COLUMNS * step);
+                    for (k, &b) in bases.iter().enumerate() {
+                        *m |= u64::from(self.data[b + at].and(self.mask) != U::ZERO) << k;
+                    }
+                }
+                // Then the bit matrix transposed into each line's word.
+                for k in 0..nt {
+                    let mut w = 0u64;
+                    for (j, &m) in cols.iter().enumerate() {
+                        w |= (m >> k & 1) << j;
+                    }
+                    words[(t0 + k) * per_line + col] = w;
+                    total += u64::from(w.count_ones());
+                }
+            }
+        }
+        total
+    }
+}
+
+/// Columns ahead that [`Source::tiled_masks`] asks the CPU to fetch.
+const PREFETCH_COLUMNS: usize = 8;
+
+/// Hints that `data[i]` will be read soon (nothing when `i` is out of bounds).
+#[inline(always)]
+fn prefetch<U>(data: &[U], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(x) = data.get(i) {
+        // SAFETY: a prefetch hint never faults and has no effect on memory; the address is an
+        // element of `data` anyway.
+        unsafe {
+            core::arch::x86_64::_mm_prefetch(
+                (x as *const U).cast(),
+                core::arch::x86_64::_MM_HINT_T0,
+            )
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (data, i);
+}
+
+/// A strided input's dimensions larger than 1, outermost first.
+struct Strides {
+    sizes: [u64; MAX_DIMS],
+    strides: [u64; MAX_DIMS],
+    dims: usize,
+}
+
+impl Strides {
+    fn new(l: &Layout) -> Strides {
+        let mut s = Strides {
+            sizes: [1; MAX_DIMS],
+            strides: [0; MAX_DIMS],
+            dims: 0,
+        };
+        for d in 0..l.dims {
+            if l.sizes[d] > 1 {
+                s.sizes[s.dims] = u64::from(l.sizes[d]);
+                s.strides[s.dims] = l.strides[d];
+                s.dims += 1;
+            }
+        }
+        if s.dims == 0 {
+            s.dims = 1;
+        }
+        s
+    }
+
+    /// The line width when tiles pay: at least two dimensions, a line a whole number of words
+    /// long, line elements in different cache lines and neighbouring lines in the same ones.
+    fn tile_width(&self, size: usize) -> Option<u64> {
+        let d = self.dims;
+        let pays = d >= 2
+            && self.sizes[d - 1] % 64 == 0
+            && self.strides[d - 1] as usize * size >= 64
+            && self.strides[d - 2] != 0
+            && self.strides[d - 2] as usize * size <= 32;
+        pays.then_some(self.sizes[d - 1])
+    }
+
+    /// The offset of the first element of line `line` (the flat index over all dimensions but
+    /// the last).
+    fn line_offset(&self, mut line: u64) -> u64 {
+        let mut off = 0;
+        for d in (0..self.dims - 1).rev() {
+            off += line % self.sizes[d] * self.strides[d];
+            line /= self.sizes[d];
+        }
+        off
+    }
+}
+
+/// Walks a strided input in row-major order, tracking the element offset.
+struct StridedCursor {
+    idx: [u64; MAX_DIMS],
+    offset: u64,
+}
+
+impl StridedCursor {
+    fn at(s: &Strides, flat: u64) -> StridedCursor {
+        let mut c = StridedCursor {
+            idx: [0; MAX_DIMS],
+            offset: 0,
+        };
+        let mut rest = flat;
+        for d in (0..s.dims).rev() {
+            c.idx[d] = rest % s.sizes[d];
+            rest /= s.sizes[d];
+            c.offset += c.idx[d] * s.strides[d];
+        }
+        c
+    }
+
+    /// Reads the next `out.len()` elements.
+    #[inline]
+    fn gather<U: Word>(&mut self, s: &Strides, data: &[U], out: &mut [U]) {
+        let last = s.dims - 1;
+        let (size, stride) = (s.sizes[last], s.strides[last]);
+        let mut k = 0;
+        while k < out.len() {
+            let take = ((size - self.idx[last]) as usize).min(out.len() - k);
+            let mut off = self.offset as usize;
+            for slot in &mut out[k..k + take] {
+                *slot = data[off];
+                off += stride as usize;
+            }
+            k += take;
+            self.idx[last] += take as u64;
+            self.offset = off as u64;
+            if self.idx[last] == size {
+                self.carry(s);
+            }
+        }
+    }
+
+    /// Moves from one past the end of the innermost dimension to the start of the next line.
+    fn carry(&mut self, s: &Strides) {
+        let mut d = s.dims - 1;
+        loop {
+            self.offset = self
+                .offset
+                .wrapping_sub(s.sizes[d].wrapping_mul(s.strides[d]));
+            self.idx[d] = 0;
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            self.idx[d] += 1;
+            self.offset = self.offset.wrapping_add(s.strides[d]);
+            if self.idx[d] < s.sizes[d] {
+                return;
+            }
+        }
+    }
+}
