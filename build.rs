@@ -1,16 +1,20 @@
-//! Build script: gives the shared library its SONAME on ELF platforms, so that an installed
-//! `libdirectml_subset.so.MAJOR.MINOR.PATCH` is found by programs linked against
-//! `libdirectml_subset.so.MAJOR` (see `cmake --install`).
+//! Build script. On ELF platforms, when `DIRECTML_SUBSET_SONAME` is set (the CMake build sets it
+//! to `libdirectml_subset.so.MAJOR`), gives the shared library that SONAME, so that an installed
+//! `libdirectml_subset.so.MAJOR.MINOR.PATCH` is found by programs linked against it through the
+//! `.so.MAJOR` symlink that `cmake --install` makes. A plain `cargo build` sets no SONAME: a
+//! program linked with `-L target/release -ldirectml_subset` then needs `libdirectml_subset.so`,
+//! the file cargo creates.
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=DIRECTML_SUBSET_SONAME");
     let var = |name: &str| std::env::var(name).unwrap_or_default();
     let unix = var("CARGO_CFG_TARGET_FAMILY")
         .split(',')
         .any(|f| f == "unix");
     let elf = unix && var("CARGO_CFG_TARGET_VENDOR") != "apple";
-    if elf {
-        let major = var("CARGO_PKG_VERSION_MAJOR");
-        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libdirectml_subset.so.{major}");
+    let soname = var("DIRECTML_SUBSET_SONAME");
+    if elf && !soname.is_empty() {
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{soname}");
     }
 }

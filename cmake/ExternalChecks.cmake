@@ -20,8 +20,10 @@ foreach(script IN LISTS DMLS_CHECK_SCRIPTS)
   add_test(NAME ${_dmls_test_name}
     COMMAND "${script}" "${CMAKE_SOURCE_DIR}" "${CMAKE_BINARY_DIR}"
     WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
-  # Such checks often run cargo on the shared target directory.
-  set_tests_properties(${_dmls_test_name} PROPERTIES RESOURCE_LOCK cargo TIMEOUT 1800)
+  # Such checks often run cargo on the shared target directory (with the library build's
+  # environment, so that they do not rebuild the crate).
+  set_tests_properties(${_dmls_test_name} PROPERTIES RESOURCE_LOCK cargo TIMEOUT 1800
+    ENVIRONMENT "${DMLS_CARGO_ENV}")
 endforeach()
 
 file(GLOB DMLS_PYTHON_RUNNER CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/python/run_tests.sh")

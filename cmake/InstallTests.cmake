@@ -5,8 +5,9 @@
 #   install_version          Cargo.toml, the header macros, the CMake package version and the
 #                            pkg-config version agree
 #   consumer_find_package    consumer/ configured with find_package against the installed copy,
-#                            built and its tests run (shared, static, C++ wrapper)
-#   consumer_pkg_config      consumer/main.c built with cc $(pkg-config --cflags --libs ...)
+#                            built and its tests run (shared, static, fully static, C++ wrapper)
+#   consumer_pkg_config      consumer/main.c built with cc $(pkg-config --cflags --libs ...),
+#                            and fully static with cc -static ... --libs --static ...
 # The last four need the first (fixture dmls_installed).
 
 set(DMLS_TEST_PREFIX "${CMAKE_BINARY_DIR}/install-test")

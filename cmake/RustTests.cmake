@@ -2,7 +2,8 @@
 # the header check included) and, when DMLS_RUST_LINTS is ON, clippy, rustfmt and rustdoc with
 # warnings as errors. All use the same target directory and release profile as the library
 # build, so the library and its dependencies are compiled once. They take the lock "cargo" so
-# that ctest -j never runs two cargo commands on one target directory at once.
+# that ctest -j never runs two cargo commands on one target directory at once, and the
+# environment of the library build (DMLS_CARGO_ENV), so that none of them rebuilds the crate.
 
 set(_dmls_cargo_common --manifest-path "${CMAKE_SOURCE_DIR}/Cargo.toml"
                        --target-dir "${DMLS_CARGO_TARGET_DIR}")
@@ -10,7 +11,8 @@ set(_dmls_cargo_common --manifest-path "${CMAKE_SOURCE_DIR}/Cargo.toml"
 add_test(NAME cargo_test
   COMMAND "${CARGO}" test --release ${_dmls_cargo_common}
   WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
-set_tests_properties(cargo_test PROPERTIES RESOURCE_LOCK cargo TIMEOUT 1200)
+set_tests_properties(cargo_test PROPERTIES RESOURCE_LOCK cargo TIMEOUT 1200
+  ENVIRONMENT "${DMLS_CARGO_ENV}")
 
 if(DMLS_RUST_LINTS)
   get_filename_component(_dmls_cargo_dir "${CARGO}" DIRECTORY)
@@ -21,7 +23,8 @@ if(DMLS_RUST_LINTS)
     add_test(NAME cargo_clippy
       COMMAND "${CARGO}" clippy --release --all-targets ${_dmls_cargo_common} -- -D warnings
       WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
-    set_tests_properties(cargo_clippy PROPERTIES RESOURCE_LOCK cargo TIMEOUT 900)
+    set_tests_properties(cargo_clippy PROPERTIES RESOURCE_LOCK cargo TIMEOUT 900
+      ENVIRONMENT "${DMLS_CARGO_ENV}")
   else()
     message(STATUS "cargo clippy not found: the cargo_clippy test is not registered")
   endif()
@@ -36,7 +39,7 @@ if(DMLS_RUST_LINTS)
 
   # rustdoc of the crate only (no dependencies), every warning an error.
   add_test(NAME cargo_doc
-    COMMAND "${CMAKE_COMMAND}" -E env RUSTDOCFLAGS=-Dwarnings
+    COMMAND "${CMAKE_COMMAND}" -E env RUSTDOCFLAGS=-Dwarnings "${DMLS_CARGO_ENV}"
             "${CARGO}" doc --release --no-deps --lib ${_dmls_cargo_common}
     WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
   set_tests_properties(cargo_doc PROPERTIES RESOURCE_LOCK cargo TIMEOUT 900)

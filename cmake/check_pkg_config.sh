@@ -2,7 +2,9 @@
 # Builds consumer/main.c against an installed copy the way a Makefile would, with
 #   cc main.c $(pkg-config --cflags --libs directml_subset)
 # and runs it (with the installed libdir on LD_LIBRARY_PATH), checking that the program loads
-# the installed libdirectml_subset.so.MAJOR.
+# the installed libdirectml_subset.so.MAJOR; then links it fully statically, with
+#   cc -static main.c $(pkg-config --cflags --libs --static directml_subset)
+# and runs that, checking that it needs no shared library at all.
 # Usage: check_pkg_config.sh <consumer/main.c> <prefix/lib/pkgconfig> <work dir> <version> [cc]
 set -euo pipefail
 source=$1
@@ -41,3 +43,16 @@ case "$resolved" in
         exit 1
         ;;
 esac
+
+# Fully static: the static library, Libs.private, and glibc's static libraries (libc6-dev).
+# shellcheck disable=SC2046 # word splitting of pkg-config's output is intended
+"$cc" -static -std=c11 -Wall -Wextra -Wpedantic -Werror "-DDMLS_EXPECTED_VERSION=\"$version\"" \
+    "$source" -o "$work/consumer_static" $("$pkg_config" --cflags --libs --static directml_subset)
+"$work/consumer_static"
+needed=$(readelf -d "$work/consumer_static" 2>/dev/null | grep -c NEEDED || true)
+if [ "$needed" != 0 ] || readelf -l "$work/consumer_static" | grep -q INTERP; then
+    echo "consumer_static is not a static executable:"
+    readelf -d "$work/consumer_static" | grep NEEDED || true
+    exit 1
+fi
+echo "consumer_static: fully static, no shared library needed"
