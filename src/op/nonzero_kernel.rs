@@ -293,7 +293,7 @@ fn drive<U: Word>(
             round += 1;
         }
         row
-    });
+    })?;
     Ok(total)
 }
 
