@@ -184,9 +184,3 @@ pub(crate) fn default_threads() -> usize {
     THREADS.store(n, Ordering::Relaxed);
     n
 }
-
-/// The fork generation of this process (tests).
-#[cfg(test)]
-pub(crate) fn generation() -> u64 {
-    GENERATION.load(Ordering::Relaxed)
-}

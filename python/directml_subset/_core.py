@@ -2,6 +2,7 @@
 
 import ctypes
 import operator
+import os
 import threading
 
 import numpy as np
@@ -181,6 +182,17 @@ class Device:
 
 _default = None
 _default_lock = threading.Lock()
+
+
+def _after_fork_in_child():
+    # A thread of the parent may have held the lock at the fork; it does not exist here. (The
+    # library's own pools restart by themselves in a child.)
+    global _default_lock
+    _default_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def default_device():
