@@ -193,7 +193,7 @@ fn run(default_seconds: u64, check_memory: bool) {
         }
     };
     const MIB: f64 = 1024.0 * 1024.0;
-    let window = samples.len().min(60).max(1);
+    let window = samples.len().clamp(1, 60);
     let first = samples[..window.min(samples.len())]
         .iter()
         .copied()

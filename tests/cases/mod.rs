@@ -130,7 +130,7 @@ fn random_sizes(rng: &mut SmallRng, dims: usize, elements: u32) -> Vec<u32> {
     let mut sizes = vec![1u32; dims];
     let mut left = elements.max(1);
     for s in sizes.iter_mut().skip(1) {
-        let d = rng.random_range(1..=left.min(9).max(1));
+        let d = rng.random_range(1..=left.clamp(1, 9));
         *s = d;
         left = left.div_ceil(d);
     }
