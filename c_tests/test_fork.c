@@ -243,11 +243,12 @@ static int child_body(dmls_device *device, ops *old, uint32_t threads, int depth
     return failures == 0 && dmls_test_failures == 0 ? 0 : 1;
 }
 
-static void fork_once(dmls_device *device, ops *o, uint32_t threads, const char *what) {
+/* depth 1: the child also forks a grandchild; depth 2: it does not. */
+static void fork_once(dmls_device *device, ops *o, uint32_t threads, int depth, const char *what) {
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
-        _exit(child_body(device, o, threads, 1));
+        _exit(child_body(device, o, threads, depth));
     }
     CHECK(pid > 0);
     if (pid > 0 && !wait_child(pid, what)) {
@@ -281,7 +282,7 @@ static void fork_round(uint32_t threads) {
     /* Fork after a parallel execution. */
     CHECK(run_and_check(&o) == 0);
     snprintf(what, sizeof what, "thread_count %u: fork after an execution", threads);
-    fork_once(device, &o, threads, what);
+    fork_once(device, &o, threads, 1, what);
     CHECK(run_and_check(&o) == 0); /* The parent is unaffected. */
 
     /* Fork while another thread is executing on the same device. */
@@ -293,10 +294,10 @@ static void fork_round(uint32_t threads) {
     pthread_t t;
     CHECK(pthread_create(&t, NULL, busy_thread, &b) == 0);
     struct timespec pause = {0, 30 * 1000 * 1000};
-    for (int i = 0; i < 4; ++i) {
+    for (int i = 0; i < 3; ++i) {
         nanosleep(&pause, NULL);
         snprintf(what, sizeof what, "thread_count %u: fork %d during executions", threads, i);
-        fork_once(device, &o, threads, what);
+        fork_once(device, &o, threads, 2, what);
     }
     atomic_store(&b.stop, 1);
     pthread_join(t, NULL);
