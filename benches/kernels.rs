@@ -451,7 +451,8 @@ fn prepare(dev: &Dev, kind: &Kind, data: &mut Data) -> Prepared {
     }
 }
 
-/// Two-thread memcpy / memset, on the global rayon pool (the one `thread_count` 0 uses).
+/// Two-thread memcpy / memset, on rayon's global pool (as many threads as the library's own
+/// process-wide pool, which `thread_count` 0 uses).
 struct Bound {
     src: Buf,
     dst: Buf,

@@ -400,6 +400,14 @@ extern "C" {
 // per logical core, strict DirectML). On success `*device` receives the new device; on
 // failure it is left untouched.
 //
+// Devices, and operators, survive `fork()`: in the child, every device and operator of the
+// parent works, new ones can be created, and the parent is unaffected. Worker threads do not
+// cross a fork, so a child starts its own (for the process-wide pool and for each device
+// with its own pool) on its first parallel execution; the parent's pools are left untouched
+// in the child (their memory is not reclaimed there). No lock of the library is held between
+// calls, so a fork while other threads execute is safe too. If the child cannot start
+// threads, that execution fails with E_OUTOFMEMORY and writes nothing.
+//
 // Returns S_OK, E_POINTER (`device` is NULL), E_INVALIDARG (unknown feature level, unknown
 // flags, more than 1024 threads), DXGI_ERROR_UNSUPPORTED (a level above 6_4) or E_OUTOFMEMORY.
 //

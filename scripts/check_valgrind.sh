@@ -79,7 +79,20 @@ for test_src in c_tests/test_*.c c_tests/test_*.cpp; do
            exe="$out/$name"
            "$CXX" -std=c++17 "${flags[@]}" "$test_src" "${libs[@]}" -o "$exe" ;;
     esac
-    run "$name" "$exe"
+    if [ "$name" = test_fork ]; then
+        # Forked children inherit blocks that only the parent's other threads (which do not
+        # exist in a child: the busy test thread, the parent's worker pools, left alone by
+        # design) referred to, so memcheck calls them lost when a child exits. Memory errors
+        # still fail, in the parent and in every child (the child's exit code becomes 99 and
+        # the parent counts that); the parent's leaks are checked by LeakSanitizer in
+        # scripts/check_sanitizers.sh.
+        vg_saved=("${vg[@]}")
+        vg+=(--errors-for-leak-kinds=none)
+        run "$name" "$exe"
+        vg=("${vg_saved[@]}")
+    else
+        run "$name" "$exe"
+    fi
 done
 
 for t in "${rust_tests[@]}"; do

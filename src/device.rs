@@ -7,6 +7,7 @@ use crate::error::{invalid, Error, Result};
 use crate::level;
 use crate::op::plan::Plan;
 use crate::op::{Config, Input, OperatorDesc, Workers};
+use crate::pool::{self, LazyPool};
 use crate::tensor::DataType;
 
 /// `dmls_device_desc.flags` bit: allow the extensions beyond DirectML. Without it a device is
@@ -28,17 +29,21 @@ pub const DMLS_MAX_THREAD_COUNT: u32 = 1024;
 pub struct DeviceOptions {
     /// The DirectML feature level to emulate; `DML_FEATURE_LEVEL(0)` means the newest (6_4).
     pub feature_level: DML_FEATURE_LEVEL,
-    /// Worker threads: 0 shares rayon's process-wide pool (one thread per logical core); 1 runs
-    /// everything on the calling thread; more creates a pool of that many for this device.
+    /// Worker threads: 0 shares the library's process-wide pool (one thread per logical core,
+    /// or `RAYON_NUM_THREADS`); 1 runs everything on the calling thread; more creates a pool of
+    /// that many for this device. Pools survive `fork()`: a forked child starts its own threads
+    /// on its first parallel execution.
     pub thread_count: u32,
     /// `DMLS_DEVICE_FLAG_*` bits; 0 is strict DirectML behaviour.
     pub flags: u32,
 }
 
 enum Pool {
+    /// The process-wide pool, [`pool::SHARED`].
     Global,
     Serial,
-    Own(rayon::ThreadPool),
+    /// This device's own pool (rebuilt in a forked child, see [`pool`]).
+    Own(LazyPool),
 }
 
 struct DeviceInner {
@@ -105,15 +110,14 @@ impl Device {
         let pool = match options.thread_count {
             0 => Pool::Global,
             1 => Pool::Serial,
-            n => Pool::Own(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(n as usize)
-                    .thread_name(|i| format!("directml_subset-{i}"))
-                    .build()
-                    .map_err(|e| {
-                        Error::OutOfMemory(format!("could not start {n} worker threads: {e}"))
-                    })?,
-            ),
+            n => {
+                // Started now, so that a device that cannot have its threads is never created.
+                let own = LazyPool::new(n as usize);
+                own.get().map_err(|e| {
+                    Error::OutOfMemory(e.message().to_string())
+                })?;
+                Pool::Own(own)
+            }
         };
         Ok(Device {
             inner: Arc::new(DeviceInner {
@@ -139,9 +143,9 @@ impl Device {
     /// The number of threads an execution may use.
     pub fn threads(&self) -> usize {
         match &self.inner.pool {
-            Pool::Global => rayon::current_num_threads(),
+            Pool::Global => pool::SHARED.threads(),
             Pool::Serial => 1,
-            Pool::Own(p) => p.current_num_threads(),
+            Pool::Own(p) => p.threads(),
         }
     }
 
@@ -235,15 +239,15 @@ impl Operator {
     pub fn execute(&self, inputs: &[Input<'_>], outputs: &mut [&mut [u8]]) -> Result<()> {
         let workers = match &self.device.pool {
             Pool::Global => Workers {
-                threads: rayon::current_num_threads(),
-                pool: None,
+                threads: pool::SHARED.threads(),
+                pool: Some(&pool::SHARED),
             },
             Pool::Serial => Workers {
                 threads: 1,
                 pool: None,
             },
             Pool::Own(p) => Workers {
-                threads: p.current_num_threads(),
+                threads: p.threads(),
                 pool: Some(p),
             },
         };

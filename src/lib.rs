@@ -20,6 +20,7 @@ pub mod error;
 pub mod ffi;
 mod level;
 mod op;
+mod pool;
 pub mod reference;
 pub mod tensor;
 pub mod version;

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import ctypes
 import operator
+import os
 import sys
 import threading
+import weakref
 from typing import Optional, Sequence, Union
 
 import numpy as np
@@ -92,6 +94,7 @@ class Device:
         # Operators already created for a layout (see OPERATOR_CACHE_SIZE), dropped on close.
         self._ops = {}
         self._ops_lock = threading.Lock()
+        _live_devices.add(self)
         level = _parse_level(feature_level)
         threads = operator.index(threads)
         if not 0 <= threads <= C.UINT32_MAX:
@@ -194,6 +197,21 @@ class Device:
 
 _default = None
 _default_lock = threading.Lock()
+# Every open Device, so that a forked child can renew their locks.
+_live_devices: "weakref.WeakSet[Device]" = weakref.WeakSet()
+
+
+def _after_fork_in_child():
+    # A thread of the parent may have held a lock at the fork; it does not exist here, so each
+    # lock starts afresh. (The library's own pools restart by themselves in a child.)
+    global _default_lock
+    _default_lock = threading.Lock()
+    for device in list(_live_devices):
+        device._ops_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def default_device() -> Device:

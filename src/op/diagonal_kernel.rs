@@ -72,10 +72,14 @@ pub(crate) fn execute(
         4 => run::<u32>(plan, input, out, workers),
         _ => run::<u64>(plan, input, out, workers),
     }
-    Ok(())
 }
 
-fn run<U: Word>(plan: &DiagonalPlan, input: Input<'_>, out: &mut [u8], workers: Workers<'_>) {
+fn run<U: Word>(
+    plan: &DiagonalPlan,
+    input: Input<'_>,
+    out: &mut [u8],
+    workers: Workers<'_>,
+) -> Result<()> {
     let value = U::from_bytes(&plan.value);
     let whole = out.len() / U::SIZE * U::SIZE;
     let out: &mut [U] = bytemuck::cast_slice_mut(&mut out[..whole]);
@@ -92,9 +96,10 @@ fn run<U: Word>(plan: &DiagonalPlan, input: Input<'_>, out: &mut [u8], workers: 
         .flatten()
         .is_none_or(|i| i.packed);
     if l.packed && input_packed {
-        run_packed(plan, value, out, other, workers);
+        run_packed(plan, value, out, other, workers)
     } else {
         run_strided(plan, value, out, other);
+        Ok(())
     }
 }
 
@@ -260,7 +265,7 @@ fn run_packed<U: Word>(
     out: &mut [U],
     other: Other<'_, U>,
     workers: Workers<'_>,
-) {
+) -> Result<()> {
     let l = &plan.output;
     let d = l.dims;
     let w = l.sizes[d - 1] as usize;
@@ -304,9 +309,10 @@ fn run_packed<U: Word>(
             out.par_chunks_mut(rows_per_task * w)
                 .enumerate()
                 .for_each(|(t, chunk)| do_rows(t * rows_per_task, chunk))
-        });
+        })
     } else {
         do_rows(0, out);
+        Ok(())
     }
 }
 

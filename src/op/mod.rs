@@ -6,6 +6,8 @@
 //! each operator; `nonzero_kernel` and `diagonal_kernel` run them with [`simd`].
 
 use crate::dml::{DML_FEATURE_LEVEL, DML_TENSOR_DATA_TYPE};
+use crate::error::Result;
+use crate::pool::LazyPool;
 use crate::tensor::TensorDesc;
 
 pub(crate) mod diagonal;
@@ -106,25 +108,23 @@ pub(crate) struct Config {
 }
 
 /// The threads an execution may use. Kernels call [`Workers::run`] only on their parallel path,
-/// so small operators never wake a pool.
+/// so small operators never wake a pool (nor build one).
 #[derive(Clone, Copy)]
 pub(crate) struct Workers<'a> {
     pub threads: usize,
-    pub pool: Option<&'a rayon::ThreadPool>,
+    pub pool: Option<&'a LazyPool>,
 }
 
 impl Workers<'_> {
     /// Runs `f` on one of this device's worker threads, so that the parallel iterators inside
     /// it start from inside the pool instead of each being injected into it from outside while
-    /// the caller blocks. A one-thread device runs `f` on the caller's thread.
-    pub fn run<R: Send>(&self, f: impl FnOnce() -> R + Send) -> R {
+    /// the caller blocks. A one-thread device runs `f` on the caller's thread. Fails (before
+    /// running `f`) only when the pool has to be started, first in this process, and its
+    /// threads cannot be.
+    pub fn run<R: Send>(&self, f: impl FnOnce() -> R + Send) -> Result<R> {
         match self.pool {
-            _ if self.threads <= 1 => f(),
-            Some(pool) => pool.install(f),
-            // The process-wide pool: `join` called from outside it runs both halves on its
-            // workers; from inside it, `f` runs right here.
-            None if rayon::current_thread_index().is_none() => rayon::join(f, || ()).0,
-            None => f(),
+            Some(pool) if self.threads > 1 => Ok(pool.get()?.install(f)),
+            _ => Ok(f()),
         }
     }
 }

@@ -132,7 +132,7 @@ pub(super) fn drive<U: Word>(
             round += 1;
         }
         row
-    });
+    })?;
     Ok(total)
 }
 

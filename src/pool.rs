@@ -1,0 +1,186 @@
+//! Worker pools that survive `fork()`.
+//!
+//! After `fork()` the child holds a copy of every pool of its parent, but none of the pool's
+//! threads: a job sent to such a pool waits forever, and its locks may be held by threads that
+//! no longer exist. So every pool here is tagged with the fork generation it was built in, a
+//! counter that a `pthread_atfork` child handler increments in each new child. A pool of an
+//! older generation is never touched again: not used, not dropped (dropping wakes its threads,
+//! whose sleep locks may be held by a dead thread); it is leaked, and a new pool is built
+//! lazily on the first parallel execution in the child. Checking costs two relaxed atomic
+//! loads and a compare, and only executions that take a parallel path check at all.
+//!
+//! The process-wide pool (devices with `thread_count` 0) is the library's own [`LazyPool`],
+//! not rayon's global pool, which can be neither replaced nor reset after a fork.
+//!
+//! No lock of the library is held across calls into it, so none can be inherited locked: the
+//! pools are swapped with compare-and-swap, the error message is thread-local.
+
+use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+
+use crate::error::{Error, Result};
+
+/// The fork generation: incremented in the child of every `fork()` once a pool exists.
+static GENERATION: AtomicU64 = AtomicU64::new(0);
+
+/// Whether the `pthread_atfork` handler is registered: 0 not yet, 1 yes.
+static ATFORK: AtomicU8 = AtomicU8::new(0);
+
+#[cfg(unix)]
+extern "C" fn after_fork_in_child() {
+    // Runs in the child, which has a single thread at this point: only an atomic add here
+    // (async-signal-safe).
+    GENERATION.fetch_add(1, Ordering::Relaxed);
+}
+
+/// Registers the fork handler once, before the first pool is built. Two threads racing here may
+/// both register it; the generation then moves by two per fork, which is as good as one (only
+/// inequality matters).
+fn watch_forks() -> Result<()> {
+    if ATFORK.load(Ordering::Acquire) == 1 {
+        return Ok(());
+    }
+    #[cfg(unix)]
+    {
+        // SAFETY: pthread_atfork only records the three function pointers; the child handler
+        // is a plain function that lives as long as the library (a Rust library is never
+        // unloaded while its pools run), and NULL prepare/parent handlers are allowed.
+        let rc = unsafe { libc::pthread_atfork(None, None, Some(after_fork_in_child)) };
+        if rc != 0 {
+            return Err(Error::OutOfMemory(format!(
+                "could not register the fork handler of the worker pools (pthread_atfork: {rc})"
+            )));
+        }
+    }
+    ATFORK.store(1, Ordering::Release);
+    Ok(())
+}
+
+/// A rayon pool and the fork generation whose threads it has.
+struct Slot {
+    generation: u64,
+    pool: rayon::ThreadPool,
+}
+
+/// A pool of `threads` workers, built on first use and rebuilt in a forked child.
+pub(crate) struct LazyPool {
+    /// 0: the process-wide default ([`default_threads`]).
+    threads: usize,
+    /// The current slot: null before the first build. A slot is freed only by `Drop` (and only
+    /// when it belongs to this process's generation); slots replaced after a fork are leaked,
+    /// so a reference to any slot lives as long as the `LazyPool`.
+    slot: AtomicPtr<Slot>,
+}
+
+impl LazyPool {
+    /// A pool of `threads` workers (0: the process-wide default), not built yet.
+    pub const fn new(threads: usize) -> LazyPool {
+        LazyPool {
+            threads,
+            slot: AtomicPtr::new(core::ptr::null_mut()),
+        }
+    }
+
+    /// The number of workers.
+    pub fn threads(&self) -> usize {
+        match self.threads {
+            0 => default_threads(),
+            n => n,
+        }
+    }
+
+    /// The pool, built now if this process has none yet (first use, or first use after a
+    /// fork). Fails only when the threads cannot be started.
+    #[inline]
+    pub fn get(&self) -> Result<&rayon::ThreadPool> {
+        let slot = self.slot.load(Ordering::Acquire);
+        if !slot.is_null() {
+            // SAFETY: a non-null slot came from `Box::into_raw` in `build` and is freed only by
+            // `drop`, which cannot run while `self` is borrowed; the Acquire load pairs with the
+            // Release of the compare-exchange that published it.
+            let slot = unsafe { &*slot };
+            if slot.generation == GENERATION.load(Ordering::Relaxed) {
+                return Ok(&slot.pool);
+            }
+        }
+        self.build(slot)
+    }
+
+    #[cold]
+    fn build(&self, mut seen: *mut Slot) -> Result<&rayon::ThreadPool> {
+        watch_forks()?;
+        let threads = self.threads();
+        let generation = GENERATION.load(Ordering::Relaxed);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("directml_subset-{i}"))
+            .build()
+            .map_err(|e| {
+                Error::OutOfMemory(format!("could not start {threads} worker threads: {e}"))
+            })?;
+        let new = Box::into_raw(Box::new(Slot { generation, pool }));
+        loop {
+            match self
+                .slot
+                .compare_exchange(seen, new, Ordering::AcqRel, Ordering::Acquire)
+            {
+                // The slot replaced, if any, is of an older generation: leaked on purpose.
+                // SAFETY: `new` was published above and is freed only by `drop`.
+                Ok(_) => return Ok(unsafe { &(*new).pool }),
+                Err(current) => {
+                    // SAFETY: as in `get`.
+                    let other = unsafe { &*current };
+                    if other.generation == generation {
+                        // Another thread of this process built one first: use it, and drop
+                        // ours (its threads exist, so dropping it is safe).
+                        // SAFETY: `new` never got published; this is its only owner.
+                        drop(unsafe { Box::from_raw(new) });
+                        return Ok(&other.pool);
+                    }
+                    seen = current;
+                }
+            }
+        }
+    }
+}
+
+impl Drop for LazyPool {
+    fn drop(&mut self) {
+        let slot = *self.slot.get_mut();
+        if slot.is_null() {
+            return;
+        }
+        // SAFETY: `&mut self`: no other reference to the slot exists.
+        let current = unsafe { (*slot).generation } == GENERATION.load(Ordering::Relaxed);
+        if current {
+            // SAFETY: the slot came from `Box::into_raw` and nothing else frees it.
+            drop(unsafe { Box::from_raw(slot) });
+        }
+        // Otherwise the pool's threads belong to a parent process: leaked (see the module
+        // doc).
+    }
+}
+
+/// The process-wide pool of the devices created with `thread_count` 0.
+pub(crate) static SHARED: LazyPool = LazyPool::new(0);
+
+/// Threads of the process-wide pool: `RAYON_NUM_THREADS` when it is set to a positive number
+/// (as for rayon's own global pool), otherwise one per logical core. Computed once.
+pub(crate) fn default_threads() -> usize {
+    static THREADS: AtomicUsize = AtomicUsize::new(0);
+    let n = THREADS.load(Ordering::Relaxed);
+    if n != 0 {
+        return n;
+    }
+    let n = std::env::var("RAYON_NUM_THREADS")
+        .ok()
+        .and_then(|s| s.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(1)
+        })
+        .min(crate::device::DMLS_MAX_THREAD_COUNT as usize);
+    THREADS.store(n, Ordering::Relaxed);
+    n
+}
