@@ -513,7 +513,7 @@ public:
         nz.OutputCountTensor = d.output_count.get();
         nz.OutputCoordinatesTensor = d.output_coordinates.get();
         DML_OPERATOR_DESC desc;
-        desc.Type = DML_OPERATOR_TYPE_NONZERO_COORDINATES;
+        desc.Type = DML_OPERATOR_NONZERO_COORDINATES;
         desc.Desc = &nz;
         return create_operator(desc);
     }
@@ -527,7 +527,7 @@ public:
         g.DiagonalFillBegin = d.diagonal_fill_begin;
         g.DiagonalFillEnd = d.diagonal_fill_end;
         DML_OPERATOR_DESC desc;
-        desc.Type = DML_OPERATOR_TYPE_DIAGONAL_MATRIX1;
+        desc.Type = DML_OPERATOR_DIAGONAL_MATRIX1;
         desc.Desc = &g;
         return create_operator(desc);
     }
@@ -538,7 +538,7 @@ public:
         g.Offset = d.offset;
         g.Value = d.value;
         DML_OPERATOR_DESC desc;
-        desc.Type = DML_OPERATOR_TYPE_DIAGONAL_MATRIX;
+        desc.Type = DML_OPERATOR_DIAGONAL_MATRIX;
         desc.Desc = &g;
         return create_operator(desc);
     }
