@@ -362,7 +362,8 @@ public:
     static binding bytes(const void *data, std::uint64_t size_in_bytes, std::uint64_t offset = 0) noexcept {
         binding b;
         b.type_ = DML_BINDING_TYPE_BUFFER;
-        b.buffer_.Buffer = const_cast<void *>(data);
+        // A host pointer; beside the real DirectML.h, Buffer is an ID3D12Resource *.
+        b.buffer_.Buffer = static_cast<decltype(b.buffer_.Buffer)>(const_cast<void *>(data));
         b.buffer_.Offset = offset;
         b.buffer_.SizeInBytes = size_in_bytes;
         return b;
@@ -449,7 +450,7 @@ private:
 class device {
 public:
     /// Feature level 6_4, one thread per logical core, strict DirectML.
-    device() : device(0) {}
+    device() : device(static_cast<DML_FEATURE_LEVEL>(0)) {}
 
     /// `feature_level` 0 is the newest (6_4); `thread_count` 0 is one per logical core;
     /// `flags` are DMLS_DEVICE_FLAG_* bits.
@@ -494,7 +495,7 @@ public:
         query.RequestedFeatureLevelCount = static_cast<UINT>(requested.size());
         query.RequestedFeatureLevels = requested.data();
         DML_FEATURE_DATA_FEATURE_LEVELS support;
-        support.MaxSupportedFeatureLevel = 0;
+        support.MaxSupportedFeatureLevel = static_cast<DML_FEATURE_LEVEL>(0);
         check(dmls_device_check_feature_support(handle_, DML_FEATURE_FEATURE_LEVELS, sizeof query,
                                                 &query, sizeof support, &support));
         return support.MaxSupportedFeatureLevel;
