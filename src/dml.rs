@@ -412,6 +412,26 @@ pub struct DML_FEATURE_DATA_FEATURE_LEVELS {
 }
 
 #[cfg(test)]
+mod scalar_union_tests {
+    use super::*;
+    use core::mem::MaybeUninit;
+    use core::ptr::addr_of_mut;
+
+    /// A C caller that sets only `Float32` leaves bytes 4..8 uninitialised: they are never read
+    /// (Miri reports any read of them as undefined behaviour).
+    #[test]
+    fn read_prefix_reads_only_the_member_set() {
+        let mut u = MaybeUninit::<DML_SCALAR_UNION>::uninit();
+        // SAFETY: writes the Float32 member of a union we own.
+        unsafe { addr_of_mut!((*u.as_mut_ptr()).Float32).write(1.5) };
+        // SAFETY: the first 4 bytes were just written.
+        let b = unsafe { DML_SCALAR_UNION::read_prefix(u.as_ptr(), 4) };
+        assert_eq!(&b[..4], &1.5f32.to_ne_bytes());
+        assert_eq!(&b[4..], &[0u8; 4]);
+    }
+}
+
+#[cfg(test)]
 mod layout_tests {
     use super::*;
     use core::mem::{align_of, offset_of, size_of};

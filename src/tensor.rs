@@ -630,7 +630,10 @@ mod overlap_tests {
     }
 
     fn offset(idx: &[u32], strides: &[u64]) -> u64 {
-        idx.iter().zip(strides).map(|(&i, &s)| u64::from(i) * s).sum()
+        idx.iter()
+            .zip(strides)
+            .map(|(&i, &s)| u64::from(i) * s)
+            .sum()
     }
 
     fn check(sizes: &[u32], strides: &[u64], ctx: &str) {
@@ -694,6 +697,9 @@ mod overlap_tests {
             overlapping += usize::from(find_collision(&sizes, &strides).is_some());
         }
         // Both answers occur often enough for the comparison to mean something.
-        assert!(overlapping > 2000 && overlapping < 18000, "seed {seed}: {overlapping}");
+        assert!(
+            overlapping > 2000 && overlapping < 18000,
+            "seed {seed}: {overlapping}"
+        );
     }
 }

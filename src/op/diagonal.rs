@@ -171,8 +171,7 @@ pub(crate) fn plan0(
     } else if !(2..=4).contains(&d) {
         return invalid!("{OP0}: OutputTensor DimensionCount is {d}, must be 2 to 4");
     }
-    let mut out_l =
-        Layout::validate(output, dtype, ctx(OP0, "OutputTensor"), u64::from(u32::MAX))?;
+    let mut out_l = Layout::validate(output, dtype, ctx(OP0, "OutputTensor"), u64::from(u32::MAX))?;
     out_l.check_output_disjoint(ctx(OP0, "OutputTensor"))?;
     Ok(DiagonalPlan {
         name: OP0,
