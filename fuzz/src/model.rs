@@ -205,7 +205,8 @@ impl Tensor {
         out
     }
 
-    /// True when no two elements share memory.
+    /// True when no two elements share memory (by enumerating every element's offset). Output
+    /// tensors must be so: the library rejects one whose elements overlap at operator creation.
     pub fn distinct(&self) -> bool {
         let mut o = self.offsets();
         o.sort_unstable();
@@ -420,7 +421,11 @@ fn nonzero(l: u32, ext: bool, t: &[Tensor; 3]) -> bool {
     };
     let lead = input.sizes.iter().take_while(|&&s| s == 1).count();
     let rank = input.sizes.len() - lead;
-    input.elements().map(u128::from) == Some(m) && n >= rank && n <= input.sizes.len()
+    input.elements().map(u128::from) == Some(m)
+        && n >= rank
+        && n <= input.sizes.len()
+        && count.distinct()
+        && coords.distinct()
 }
 
 fn diagonal1(l: u32, t: &[Tensor; 3], value_type: u32) -> bool {
@@ -428,7 +433,7 @@ fn diagonal1(l: u32, t: &[Tensor; 3], value_type: u32) -> bool {
     if l < 0x5100 || !(1..=11).contains(&output.data_type) || value_type != output.data_type {
         return false;
     }
-    if !(2..=4).contains(&output.dims) || !output.valid_layout(U32_MAX) {
+    if !(2..=4).contains(&output.dims) || !output.valid_layout(U32_MAX) || !output.distinct() {
         return false;
     }
     if input.null {
@@ -455,7 +460,7 @@ fn diagonal(l: u32, output: &Tensor) -> bool {
     } else {
         (2..=4).contains(&output.dims)
     };
-    dims_ok && output.valid_layout(U32_MAX)
+    dims_ok && output.valid_layout(U32_MAX) && output.distinct()
 }
 
 /// One binding as the library is given it.
