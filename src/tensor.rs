@@ -645,8 +645,8 @@ mod overlap_tests {
         );
         if let Some(c) = found {
             assert_ne!(c.a, c.b, "{ctx}");
-            for k in 0..sizes.len() {
-                assert!(c.a[k] < sizes[k] && c.b[k] < sizes[k], "{ctx}: {c:?}");
+            for (k, &n) in sizes.iter().enumerate() {
+                assert!(c.a[k] < n && c.b[k] < n, "{ctx}: {c:?}");
             }
             assert_eq!(offset(&c.a, strides), c.offset, "{ctx}: {c:?}");
             assert_eq!(offset(&c.b, strides), c.offset, "{ctx}: {c:?}");
