@@ -8,6 +8,8 @@
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=DIRECTML_SUBSET_SONAME");
+    // `directml_h` is never set: it marks layer 1 for cbindgen (see cbindgen.toml).
+    println!("cargo::rustc-check-cfg=cfg(directml_h)");
     let var = |name: &str| std::env::var(name).unwrap_or_default();
     let unix = var("CARGO_CFG_TARGET_FAMILY")
         .split(',')

@@ -149,7 +149,7 @@ static inline void dmls_test_nonzero_link(dmls_test_nonzero *n) {
     n->nz.InputTensor = &n->in.desc;
     n->nz.OutputCountTensor = &n->count.desc;
     n->nz.OutputCoordinatesTensor = &n->coords.desc;
-    n->op.Type = DML_OPERATOR_TYPE_NONZERO_COORDINATES;
+    n->op.Type = DML_OPERATOR_NONZERO_COORDINATES;
     n->op.Desc = &n->nz;
 }
 

@@ -23,7 +23,7 @@ int main() {
     eye.Value.Float32 = 3.0f;
     eye.DiagonalFillBegin = 0;
     eye.DiagonalFillEnd = 1;
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_TYPE_DIAGONAL_MATRIX1, &eye};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_DIAGONAL_MATRIX1, &eye};
 
     dmls_device *device = nullptr;
     dmls_operator *op = nullptr;

@@ -181,7 +181,7 @@ static void dm1_init(dm1_desc *d, DML_TENSOR_DATA_TYPE type, UINT dims) {
     }
     d->dm.DiagonalFillBegin = 0;
     d->dm.DiagonalFillEnd = 1;
-    d->op.Type = DML_OPERATOR_TYPE_DIAGONAL_MATRIX1;
+    d->op.Type = DML_OPERATOR_DIAGONAL_MATRIX1;
     d->op.Desc = &d->dm;
 }
 
@@ -200,7 +200,7 @@ static void dm0_init(dm0_desc *d, DML_TENSOR_DATA_TYPE type, UINT dims) {
     d->dm.OutputTensor = &d->out.desc;
     d->dm.Offset = 1;
     d->dm.Value = 2.5f;
-    d->op.Type = DML_OPERATOR_TYPE_DIAGONAL_MATRIX;
+    d->op.Type = DML_OPERATOR_DIAGONAL_MATRIX;
     d->op.Desc = &d->dm;
 }
 
@@ -584,9 +584,9 @@ static void create_value_cases(dmls_device *dev) {
     dm0_desc d0;
     size_t i;
 
-    CASE("create_operator: DML_OPERATOR_TYPE_INVALID");
+    CASE("create_operator: DML_OPERATOR_INVALID");
     nz_init(&nz);
-    nz.op.Type = DML_OPERATOR_TYPE_INVALID;
+    nz.op.Type = DML_OPERATOR_INVALID;
     expect_create("Type 0", dev, &nz.op, E_INVALIDARG, "INVALID");
 
     CASE("create_operator: operator type beyond DirectML's");
@@ -601,8 +601,8 @@ static void create_value_cases(dmls_device *dev) {
 
     CASE("create_operator: a real DirectML operator this library lacks");
     {
-        static const DML_OPERATOR_TYPE lacking[] = {1u, 92u, 94u, DML_OPERATOR_TYPE_FILL_VALUE_CONSTANT,
-                                                    132u, 134u, 162u, 164u, DML_OPERATOR_TYPE_UNFOLD};
+        static const DML_OPERATOR_TYPE lacking[] = {1u, 92u, 94u, DML_OPERATOR_FILL_VALUE_CONSTANT,
+                                                    132u, 134u, 162u, 164u, DML_OPERATOR_UNFOLD};
         for (i = 0; i < sizeof lacking / sizeof lacking[0]; i++) {
             nz_init(&nz);
             nz.op.Type = lacking[i];

@@ -23,7 +23,7 @@ static dmls_operator *make_nonzero(dmls_device *device, UINT input_alignment) {
     DML_TENSOR_DESC in_t = dmls_test_tensor(&in_b), count_t = dmls_test_tensor(&count_b),
                     coord_t = dmls_test_tensor(&coord_b);
     DML_NONZERO_COORDINATES_OPERATOR_DESC nz = {&in_t, &count_t, &coord_t};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_TYPE_NONZERO_COORDINATES, &nz};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_NONZERO_COORDINATES, &nz};
     dmls_operator *op = NULL;
     CHECK_HR(dmls_device_create_operator(device, &desc, &op), S_OK);
     return op;
@@ -143,7 +143,7 @@ static dmls_operator *make_diag1(dmls_device *device, int with_input, const UINT
     d.Value.Float32 = 0.0f;
     d.DiagonalFillBegin = begin;
     d.DiagonalFillEnd = end;
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_TYPE_DIAGONAL_MATRIX1, &d};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_DIAGONAL_MATRIX1, &d};
     dmls_operator *op = NULL;
     CHECK_HR(dmls_device_create_operator(device, &desc, &op), S_OK);
     return op;
@@ -232,7 +232,7 @@ static void optional_input_slot(dmls_device *device) {
     DML_BUFFER_TENSOR_DESC b = dmls_test_buffer(DML_TENSOR_DATA_TYPE_FLOAT32, 2, sizes, NULL);
     DML_TENSOR_DESC t = dmls_test_tensor(&b);
     DML_DIAGONAL_MATRIX_OPERATOR_DESC dd = {&t, 0, 1.0f};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_TYPE_DIAGONAL_MATRIX, &dd};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_DIAGONAL_MATRIX, &dd};
     CHECK_HR(dmls_device_create_operator(device, &desc, &op), S_OK);
     CHECK_HR(dmls_operator_execute(op, 0, NULL, 1, &o), S_OK);
     CHECK_HR(dmls_operator_execute(op, 1, &in, 1, &o), E_INVALIDARG);
@@ -256,7 +256,7 @@ static void onnx_runtime_nonzero(dmls_device *device) {
     DML_TENSOR_DESC in_t = dmls_test_tensor(&in_b), count_t = dmls_test_tensor(&count_b),
                     coord_t = dmls_test_tensor(&coord_b);
     DML_NONZERO_COORDINATES_OPERATOR_DESC nz = {&in_t, &count_t, &coord_t};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_TYPE_NONZERO_COORDINATES, &nz};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_NONZERO_COORDINATES, &nz};
     dmls_operator *op = NULL;
     CHECK_HR(dmls_device_create_operator(device, &desc, &op), S_OK);
     if (!op) return;
@@ -315,7 +315,7 @@ static void canaries(dmls_device *device) {
     DML_TENSOR_DESC in_t = dmls_test_tensor(&in_b), count_t = dmls_test_tensor(&count_b),
                     coord_t = dmls_test_tensor(&coord_b);
     DML_NONZERO_COORDINATES_OPERATOR_DESC nz = {&in_t, &count_t, &coord_t};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_TYPE_NONZERO_COORDINATES, &nz};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_NONZERO_COORDINATES, &nz};
     dmls_operator *op = NULL;
     CHECK_HR(dmls_device_create_operator(device, &desc, &op), S_OK);
     static _Alignas(16) uint8_t input[8] = {0, 9, 0, 0, 7, 0, 0, 1};
@@ -371,7 +371,7 @@ static void broadcast_input(dmls_device *device) {
     DML_TENSOR_DESC in_t = dmls_test_tensor(&in_b), count_t = dmls_test_tensor(&count_b),
                     coord_t = dmls_test_tensor(&coord_b);
     DML_NONZERO_COORDINATES_OPERATOR_DESC nz = {&in_t, &count_t, &coord_t};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_TYPE_NONZERO_COORDINATES, &nz};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_NONZERO_COORDINATES, &nz};
     dmls_operator *op = NULL;
     CHECK_HR(dmls_device_create_operator(device, &desc, &op), S_OK);
     static _Alignas(16) int16_t row[4] = {0, -3, 0, 5};

@@ -31,7 +31,7 @@ static void nonzero_desc_init(nonzero_desc *d) {
     d->nz.InputTensor = &d->in_t;
     d->nz.OutputCountTensor = &d->count_t;
     d->nz.OutputCoordinatesTensor = &d->coord_t;
-    d->desc.Type = DML_OPERATOR_TYPE_NONZERO_COORDINATES;
+    d->desc.Type = DML_OPERATOR_NONZERO_COORDINATES;
     d->desc.Desc = &d->nz;
 }
 
@@ -204,9 +204,9 @@ static void create_operator_errors(dmls_device *device) {
     EXPECT_CREATE_FAILS(device, &d.desc, E_NOTIMPL, "103");
     d.desc.Type = 1;
     EXPECT_CREATE_FAILS(device, &d.desc, E_NOTIMPL, NULL);
-    d.desc.Type = DML_OPERATOR_TYPE_UNFOLD;
+    d.desc.Type = DML_OPERATOR_UNFOLD;
     EXPECT_CREATE_FAILS(device, &d.desc, E_NOTIMPL, NULL);
-    d.desc.Type = DML_OPERATOR_TYPE_INVALID;
+    d.desc.Type = DML_OPERATOR_INVALID;
     EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG, NULL);
     d.desc.Type = 178;
     EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG, "178");
@@ -231,7 +231,7 @@ static void create_operator_errors(dmls_device *device) {
     g.OutputTensor = &out_t;
     g.ValueDataType = DML_TENSOR_DATA_TYPE_INT32; /* must equal the output's type */
     g.DiagonalFillEnd = 1;
-    DML_OPERATOR_DESC gd = {DML_OPERATOR_TYPE_DIAGONAL_MATRIX1, &g};
+    DML_OPERATOR_DESC gd = {DML_OPERATOR_DIAGONAL_MATRIX1, &g};
     EXPECT_CREATE_FAILS(device, &gd, E_INVALIDARG, "ValueDataType");
     g.ValueDataType = DML_TENSOR_DATA_TYPE_FLOAT32;
     g.InputTensor = &in_t; /* sizes differ */

@@ -289,7 +289,7 @@ static void test_element_limit(dmls_device *strict, dmls_device *ext) {
     const UINT in_sizes[2] = {65535, 65537};
     const UINT zero_strides[3] = {0, 0, 0};
     const UINT coords_sizes[2] = {0xFFFFFFFFu, 2};
-    const UINT coords_strides[2] = {0, 1};
+    const UINT coords_strides[2] = {2, 1}; /* outputs may not overlap themselves */
     dmls_test_nonzero n;
     dmls_operator *op = NULL;
 
@@ -329,7 +329,7 @@ static void test_element_limit(dmls_device *strict, dmls_device *ext) {
      * dimensions before N ({65536, 65537, 2}, whose product is the element count), evenly
      * spaced (each leading stride is the row stride times the rows below it). */
     const UINT big_coords[3] = {65536, 65537, 2};
-    const UINT big_coords_strides[3] = {0, 0, 1};
+    const UINT big_coords_strides[3] = {131074, 2, 1};
     for (int w = 0; w < 2; ++w) {
         nonzero_init_strided(&n, 2, big_sizes, zero_strides, wide[w], 3, big_coords,
                              big_coords_strides);
@@ -342,8 +342,9 @@ static void test_element_limit(dmls_device *strict, dmls_device *ext) {
     }
     /* The rows must add up to the element count. */
     const UINT short_coords[3] = {65536, 65536, 2};
+    const UINT short_coords_strides[3] = {131072, 2, 1};
     nonzero_init_strided(&n, 2, big_sizes, zero_strides, DML_TENSOR_DATA_TYPE_UINT64, 3,
-                         short_coords, big_coords_strides);
+                         short_coords, short_coords_strides);
     CHECK_HR(dmls_device_create_operator(ext, &n.op, &op), E_INVALIDARG);
     CHECK_MESSAGE_HAS("must equal the input's element count 4295032832");
     CHECK(op == NULL);

@@ -41,7 +41,7 @@ static HRESULT nonzero(DML_FEATURE_LEVEL level, UINT in_dims, UINT count_dims, U
     DML_TENSOR_DESC in_t = dmls_test_tensor(&in_b), count_t = dmls_test_tensor(&count_b),
                     coord_t = dmls_test_tensor(&coord_b);
     DML_NONZERO_COORDINATES_OPERATOR_DESC nz = {&in_t, &count_t, &coord_t};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_TYPE_NONZERO_COORDINATES, &nz};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_NONZERO_COORDINATES, &nz};
     return create(level, &desc);
 }
 
@@ -78,7 +78,7 @@ static HRESULT diagonal1(DML_FEATURE_LEVEL level, DML_TENSOR_DATA_TYPE type, UIN
     d.ValueDataType = type;
     d.DiagonalFillBegin = 0;
     d.DiagonalFillEnd = 1;
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_TYPE_DIAGONAL_MATRIX1, &d};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_DIAGONAL_MATRIX1, &d};
     return create(level, &desc);
 }
 
@@ -110,7 +110,7 @@ static HRESULT diagonal(DML_FEATURE_LEVEL level, DML_TENSOR_DATA_TYPE type, UINT
     DML_BUFFER_TENSOR_DESC b = dmls_test_buffer(type, dims, sizes, NULL);
     DML_TENSOR_DESC t = dmls_test_tensor(&b);
     DML_DIAGONAL_MATRIX_OPERATOR_DESC d = {&t, 0, 1.0f};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_TYPE_DIAGONAL_MATRIX, &d};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_DIAGONAL_MATRIX, &d};
     return create(level, &desc);
 }
 

@@ -83,7 +83,7 @@ static void create_ops(dmls_device *device, ops *o) {
     o->diag.Value.Float32 = 2.5f;
     o->diag.DiagonalFillBegin = -1;
     o->diag.DiagonalFillEnd = 2;
-    o->diag_op.Type = DML_OPERATOR_TYPE_DIAGONAL_MATRIX1;
+    o->diag_op.Type = DML_OPERATOR_DIAGONAL_MATRIX1;
     o->diag_op.Desc = &o->diag;
     o->diagonal = NULL;
     CHECK_HR(dmls_device_create_operator(device, &o->diag_op, &o->diagonal), S_OK);

@@ -214,9 +214,9 @@ void diagonal_examples() {
 }
 
 void errors() {
-    EXPECT_ERROR(dmls::device d(0x6500), DXGI_ERROR_UNSUPPORTED, "6_5");
-    EXPECT_ERROR(dmls::device d(0x1234), E_INVALIDARG, nullptr);
-    EXPECT_ERROR(dmls::device d(0, 0, 0x80), E_INVALIDARG, "flags");
+    EXPECT_ERROR(dmls::device d(static_cast<DML_FEATURE_LEVEL>(0x6500)), DXGI_ERROR_UNSUPPORTED, "6_5");
+    EXPECT_ERROR(dmls::device d(static_cast<DML_FEATURE_LEVEL>(0x1234)), E_INVALIDARG, nullptr);
+    EXPECT_ERROR(dmls::device d(static_cast<DML_FEATURE_LEVEL>(0), 0, 0x80), E_INVALIDARG, "flags");
 
     dmls::device device(DML_FEATURE_LEVEL_5_0);
     // DIAGONAL_MATRIX1 needs 5.1.
@@ -234,7 +234,7 @@ void errors() {
                      dmls::tensor_desc(DML_TENSOR_DATA_TYPE_FLOAT32, {2, 2}), dmls::scalar::of(1.0), 0, 1)),
                  E_INVALIDARG, "ValueDataType");
     // An operator type DirectML has and this library lacks.
-    DML_OPERATOR_DESC fill{103, nullptr};
+    DML_OPERATOR_DESC fill{DML_OPERATOR_FILL_VALUE_CONSTANT, nullptr};
     EXPECT_ERROR(device.create_operator(fill), E_NOTIMPL, nullptr);
 
     // Execution errors.
@@ -261,7 +261,7 @@ void feature_queries() {
     CHECK(device.supports_data_type(DML_TENSOR_DATA_TYPE_FLOAT16));
     CHECK(device.supports_data_type(DML_TENSOR_DATA_TYPE_UINT64));
     CHECK(!device.supports_data_type(DML_TENSOR_DATA_TYPE_INT4));
-    CHECK(!device.supports_data_type(77));
+    CHECK(!device.supports_data_type(static_cast<DML_TENSOR_DATA_TYPE>(77)));
     CHECK(device.max_supported_feature_level({DML_FEATURE_LEVEL_3_0, DML_FEATURE_LEVEL_4_1,
                                               DML_FEATURE_LEVEL_6_0}) == DML_FEATURE_LEVEL_4_1);
     CHECK(device.max_supported_feature_level({DML_FEATURE_LEVEL_2_0}) == DML_FEATURE_LEVEL_2_0);
@@ -274,7 +274,7 @@ void ownership_and_threads() {
     // An operator outlives its device.
     dmls::op op;
     {
-        dmls::device device(0, 2);
+        dmls::device device(static_cast<DML_FEATURE_LEVEL>(0), 2);
         op = device.create_operator(dmls::nonzero_coordinates(
             dmls::tensor_desc(DML_TENSOR_DATA_TYPE_UINT8, {64, 64})));
     }

@@ -14,7 +14,7 @@ static DML_OPERATOR_DESC diag1_desc(DML_DIAGONAL_MATRIX1_OPERATOR_DESC *g, const
     g->DiagonalFillBegin = 0;
     g->DiagonalFillEnd = 1;
     DML_OPERATOR_DESC d;
-    d.Type = DML_OPERATOR_TYPE_DIAGONAL_MATRIX1;
+    d.Type = DML_OPERATOR_DIAGONAL_MATRIX1;
     d.Desc = g;
     return d;
 }

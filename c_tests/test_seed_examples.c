@@ -24,7 +24,7 @@ static void nonzero_example(DML_FEATURE_LEVEL level) {
     DML_TENSOR_DESC count_t = dmls_test_tensor(&count_b);
     DML_TENSOR_DESC coord_t = dmls_test_tensor(&coord_b);
     DML_NONZERO_COORDINATES_OPERATOR_DESC nz = {&in_t, &count_t, &coord_t};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_TYPE_NONZERO_COORDINATES, &nz};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_NONZERO_COORDINATES, &nz};
     dmls_operator *op = NULL;
     CHECK_HR(dmls_device_create_operator(device, &desc, &op), S_OK);
 
@@ -71,7 +71,7 @@ static void diagonal1(const char *what, const float *input, float value, INT beg
     d.Value.Float32 = value;
     d.DiagonalFillBegin = begin;
     d.DiagonalFillEnd = end;
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_TYPE_DIAGONAL_MATRIX1, &d};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_DIAGONAL_MATRIX1, &d};
     dmls_operator *op = NULL;
     CHECK_HR(dmls_device_create_operator(device, &desc, &op), S_OK);
 
@@ -126,7 +126,7 @@ static void diagonal_matrix_examples(void) {
             DML_BUFFER_TENSOR_DESC b = dmls_test_buffer(type, 4, sizes, NULL);
             DML_TENSOR_DESC t = dmls_test_tensor(&b);
             DML_DIAGONAL_MATRIX_OPERATOR_DESC d = {&t, offset, 10.6f};
-            DML_OPERATOR_DESC desc = {DML_OPERATOR_TYPE_DIAGONAL_MATRIX, &d};
+            DML_OPERATOR_DESC desc = {DML_OPERATOR_DIAGONAL_MATRIX, &d};
             dmls_operator *op = NULL;
             CHECK_HR(dmls_device_create_operator(device, &desc, &op), S_OK);
             union {

@@ -33,7 +33,7 @@ int main(void) {
                                      NULL, 36, 0};
     DML_TENSOR_DESC tensor = {DML_TENSOR_TYPE_BUFFER, &buffer};
     DML_DIAGONAL_MATRIX_OPERATOR_DESC eye = {&tensor, 0, 1.0f};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_TYPE_DIAGONAL_MATRIX, &eye};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_DIAGONAL_MATRIX, &eye};
     dmls_device *device = NULL;
     dmls_operator *op = NULL;
     HRESULT hr = dmls_device_create(NULL, &device);

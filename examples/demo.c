@@ -78,7 +78,7 @@ static void nonzero_example(dmls_device *device) {
     DML_TENSOR_DESC count_t = {DML_TENSOR_TYPE_BUFFER, &count_buf};
     DML_TENSOR_DESC coord_t = {DML_TENSOR_TYPE_BUFFER, &coord_buf};
     DML_NONZERO_COORDINATES_OPERATOR_DESC nz = {&in_t, &count_t, &coord_t};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_TYPE_NONZERO_COORDINATES, &nz};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_NONZERO_COORDINATES, &nz};
 
     dmls_operator *op = NULL;
     check(dmls_device_create_operator(device, &desc, &op), "create NONZERO_COORDINATES");
@@ -123,7 +123,7 @@ static void diagonal1_example(dmls_device *device, const char *title, const floa
     d.Value.Float32 = value;
     d.DiagonalFillBegin = begin;
     d.DiagonalFillEnd = end;
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_TYPE_DIAGONAL_MATRIX1, &d};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_DIAGONAL_MATRIX1, &d};
 
     dmls_operator *op = NULL;
     check(dmls_device_create_operator(device, &desc, &op), "create DIAGONAL_MATRIX1");
@@ -169,7 +169,7 @@ static void diagonal_example(dmls_device *device, DML_TENSOR_DATA_TYPE type, UIN
     DML_BUFFER_TENSOR_DESC buf = buffer_desc(type, 2, sizes);
     DML_TENSOR_DESC t = {DML_TENSOR_TYPE_BUFFER, &buf};
     DML_DIAGONAL_MATRIX_OPERATOR_DESC d = {&t, offset, value};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_TYPE_DIAGONAL_MATRIX, &d};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_DIAGONAL_MATRIX, &d};
     dmls_operator *op = NULL;
     check(dmls_device_create_operator(device, &desc, &op), "create DIAGONAL_MATRIX");
     /* 4-byte elements either way; the union keeps the buffer aligned for both. */

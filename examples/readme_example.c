@@ -21,7 +21,7 @@ int main(void) {
     DML_TENSOR_DESC in_t = {DML_TENSOR_TYPE_BUFFER, &in}, count_t = {DML_TENSOR_TYPE_BUFFER, &count},
                     xy_t = {DML_TENSOR_TYPE_BUFFER, &xy};
     DML_NONZERO_COORDINATES_OPERATOR_DESC nz = {&in_t, &count_t, &xy_t};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_TYPE_NONZERO_COORDINATES, &nz};
+    DML_OPERATOR_DESC desc = {DML_OPERATOR_NONZERO_COORDINATES, &nz};
 
     dmls_operator *op = NULL;
     if (FAILED(dmls_device_create_operator(device, &desc, &op))) return fail("create_operator");

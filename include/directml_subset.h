@@ -5,8 +5,14 @@
  * one difference is that DML_BUFFER_BINDING.Buffer is host memory (void *).
  *
  * Enum-typed fields (DML_TENSOR_DATA_TYPE, DML_OPERATOR_TYPE, ...) are 32-bit integers with
- * DirectML's values as macros (DML_TENSOR_DATA_TYPE_FLOAT32, ...); the library validates every
- * value it reads.
+ * DirectML's identifiers, spelled and valued as DirectML.h has them, as macros
+ * (DML_TENSOR_DATA_TYPE_FLOAT32, DML_OPERATOR_NONZERO_COORDINATES, ...); the library validates
+ * every value it reads.
+ *
+ * Beside the real DirectML.h (a GPU path in the same program): include DirectML.h first. When
+ * DIRECTML_H is defined, this header declares only the dmls_ layer; the dmls_ functions take
+ * DirectML.h's own structs, and a host pointer goes in DML_BUFFER_BINDING.Buffer cast to
+ * ID3D12Resource *. Including DirectML.h after this header stops the compile with a message.
  */
 
 #ifndef DIRECTML_SUBSET_H
@@ -17,7 +23,9 @@
 
 #include <stdint.h>
 #include <stddef.h>
-/* Windows' scalar types, which DirectML descs are written with. */
+#if !defined(DIRECTML_H)
+/* Windows' scalar types, which DirectML descs are written with. (Beside the real DirectML.h,
+   that is when DIRECTML_H is defined, they come from the platform, as do the HRESULT values.) */
 #if defined(_WIN32)
 #include <windows.h>
 #else
@@ -60,6 +68,40 @@ typedef int32_t HRESULT;
 #define FAILED(hr) (((HRESULT)(hr)) < 0)
 #endif
 
+/* Include order. Beside the real DirectML.h, include DirectML.h FIRST: this header then declares
+   only what DirectML.h lacks. The other order cannot be caught here (this header is read before
+   DirectML.h is), so it is caught where DirectML.h first uses one of the names below, its
+   constant DML_TENSOR_DIMENSION_COUNT_MAX: each constant is a macro that looks, where it is
+   used, whether DirectML.h's include guard DIRECTML_H (defined empty) is defined by then. If it
+   is, the compiler stops with a message naming the right order (GCC and Clang: an error pragma,
+   then a stop; other C++ compilers: a static_assert with that message as the first error).
+   Otherwise the macro is just the constant's value. */
+#define DMLS_ORDER_CAT_(a, b) a##b
+#define DMLS_ORDER_XCAT_(a, b) DMLS_ORDER_CAT_(a, b)
+#define DMLS_ORDER_CHECK_(v, n) DMLS_ORDER_XCAT_(DMLS_ORDER_PROBE_, DIRECTML_H)(v, n)
+#define DMLS_ORDER_PROBE_DIRECTML_H(v, n) v
+#if defined(__GNUC__)
+#define DMLS_ORDER_PROBE_(v, n) \
+  _Pragma("GCC error \"directml_subset.h was included before DirectML.h: include DirectML.h first, then directml_subset.h\"") \
+  _Pragma("GCC dependency \"(stopped: include DirectML.h before directml_subset.h)\"") \
+  dmls_order_error_##n
+#elif defined(__cplusplus)
+#define DMLS_ORDER_PROBE_(v, n) \
+  dmls_order_error_##n = 0; \
+  static_assert(sizeof(v) == 0, "directml_subset.h was included before DirectML.h: include DirectML.h first, then directml_subset.h"); \
+  static const unsigned dmls_order_error2_##n
+#else
+#define DMLS_ORDER_PROBE_(v, n) v
+#endif
+
+/* DirectML's constants (static const UINT in DirectML.h). */
+#define DML_TENSOR_DIMENSION_COUNT_MAX DMLS_ORDER_CHECK_(5, 1)
+#define DML_TENSOR_DIMENSION_COUNT_MAX1 DMLS_ORDER_CHECK_(8, 2)
+#define DML_TEMPORARY_BUFFER_ALIGNMENT DMLS_ORDER_CHECK_(256, 3)
+#define DML_PERSISTENT_BUFFER_ALIGNMENT DMLS_ORDER_CHECK_(256, 4)
+#define DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT DMLS_ORDER_CHECK_(16, 5)
+#endif /* !defined(DIRECTML_H) */
+
 
 // `dmls_device_desc.flags` bit: allow the extensions beyond DirectML. Without it a device is
 // strictly DirectML and rejects each of these with E_INVALIDARG and a message naming the flag.
@@ -75,26 +117,11 @@ typedef int32_t HRESULT;
 // The most worker threads a device may ask for.
 #define DMLS_MAX_THREAD_COUNT 1024
 
-// The most dimensions a DirectML tensor had before feature level 4.0.
-#define DML_TENSOR_DIMENSION_COUNT_MAX 5
-
-// The most dimensions a DirectML tensor can have (feature level 4.0 and later).
-#define DML_TENSOR_DIMENSION_COUNT_MAX1 8
-
-// Buffer bindings' `Offset` must be a multiple of this (unless the tensor guarantees otherwise).
-#define DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT 16
-
-// DirectML's alignment of temporary buffers (no operator here needs one).
-#define DML_TEMPORARY_BUFFER_ALIGNMENT 256
-
-// DirectML's alignment of persistent buffers (no operator here needs one).
-#define DML_PERSISTENT_BUFFER_ALIGNMENT 256
-
 // The major version (`dmls_version()` is "MAJOR.MINOR.PATCH").
 #define DMLS_VERSION_MAJOR 0
 
 // The minor version.
-#define DMLS_VERSION_MINOR 1
+#define DMLS_VERSION_MINOR 2
 
 // The patch version.
 #define DMLS_VERSION_PATCH 0
@@ -108,8 +135,10 @@ typedef struct dmls_device dmls_device;
 // at once. An operator keeps its device alive.
 typedef struct dmls_operator dmls_operator;
 
+#if !defined(DIRECTML_H)
 // `DML_FEATURE_LEVEL`: a version of DirectML's operator set and validation rules.
 typedef uint32_t DML_FEATURE_LEVEL;
+#endif
 
 // How `dmls_device_create` sets up a device. A NULL desc means all fields 0.
 typedef struct dmls_device_desc {
@@ -124,29 +153,29 @@ typedef struct dmls_device_desc {
   uint32_t flags;
 } dmls_device_desc;
 
+#if !defined(DIRECTML_H)
 // `DML_FEATURE`: what `dmls_device_check_feature_support` is asked.
 typedef uint32_t DML_FEATURE;
+#endif
+#if !defined(DIRECTML_H)
 // Query `DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT`, answer `DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT`.
 #define DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT 0
+#endif
+#if !defined(DIRECTML_H)
 // Query `DML_FEATURE_QUERY_FEATURE_LEVELS`, answer `DML_FEATURE_DATA_FEATURE_LEVELS`.
 #define DML_FEATURE_FEATURE_LEVELS 1
+#endif
 
-// `DML_OPERATOR_TYPE`. Only the values this library implements, and the ones it names, have
-// constants; any value from 1 to 177 names a real DirectML operator.
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_TYPE`: which operator a `DML_OPERATOR_DESC` describes. Every member of
+// DirectML.h's enum is declared with DirectML's spelling and value (`DML_OPERATOR_INVALID` 0 to
+// `DML_OPERATOR_UNFOLD` 177); this library implements `DML_OPERATOR_DIAGONAL_MATRIX` (93),
+// `DML_OPERATOR_NONZERO_COORDINATES` (133) and `DML_OPERATOR_DIAGONAL_MATRIX1` (163), and
+// returns E_NOTIMPL for the others.
 typedef uint32_t DML_OPERATOR_TYPE;
-// Not an operator.
-#define DML_OPERATOR_TYPE_INVALID 0
-// `DML_DIAGONAL_MATRIX_OPERATOR_DESC` (implemented).
-#define DML_OPERATOR_TYPE_DIAGONAL_MATRIX 93
-// `DML_FILL_VALUE_CONSTANT_OPERATOR_DESC` (not implemented: `E_NOTIMPL`).
-#define DML_OPERATOR_TYPE_FILL_VALUE_CONSTANT 103
-// `DML_NONZERO_COORDINATES_OPERATOR_DESC` (implemented).
-#define DML_OPERATOR_TYPE_NONZERO_COORDINATES 133
-// `DML_DIAGONAL_MATRIX1_OPERATOR_DESC` (implemented).
-#define DML_OPERATOR_TYPE_DIAGONAL_MATRIX1 163
-// The last operator type of DirectML 1.16 (feature level 6.4).
-#define DML_OPERATOR_TYPE_UNFOLD 177
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_OPERATOR_DESC` (16 bytes).
 typedef struct DML_OPERATOR_DESC {
   // Which operator `Desc` describes.
@@ -154,16 +183,26 @@ typedef struct DML_OPERATOR_DESC {
   // Points to the operator's `DML_*_OPERATOR_DESC`.
   const void *Desc;
 } DML_OPERATOR_DESC;
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_BINDING_TYPE`: what a `DML_BINDING_DESC` points to.
 typedef uint32_t DML_BINDING_TYPE;
+#endif
+#if !defined(DIRECTML_H)
 // Nothing bound (only for an optional tensor that the desc left NULL).
 #define DML_BINDING_TYPE_NONE 0
+#endif
+#if !defined(DIRECTML_H)
 // `Desc` points to a `DML_BUFFER_BINDING`.
 #define DML_BINDING_TYPE_BUFFER 1
+#endif
+#if !defined(DIRECTML_H)
 // `Desc` points to a `DML_BUFFER_ARRAY_BINDING` (not supported: `E_INVALIDARG`).
 #define DML_BINDING_TYPE_BUFFER_ARRAY 2
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_BINDING_DESC` (16 bytes).
 typedef struct DML_BINDING_DESC {
   // What `Desc` points to.
@@ -171,29 +210,63 @@ typedef struct DML_BINDING_DESC {
   // A `DML_BUFFER_BINDING` for `DML_BINDING_TYPE_BUFFER`; ignored for `DML_BINDING_TYPE_NONE`.
   const void *Desc;
 } DML_BINDING_DESC;
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_TENSOR_DATA_TYPE`: the element type of a tensor.
 typedef uint32_t DML_TENSOR_DATA_TYPE;
+#endif
+#if !defined(DIRECTML_H)
 #define DML_TENSOR_DATA_TYPE_UNKNOWN 0
+#endif
+#if !defined(DIRECTML_H)
 #define DML_TENSOR_DATA_TYPE_FLOAT32 1
+#endif
+#if !defined(DIRECTML_H)
 #define DML_TENSOR_DATA_TYPE_FLOAT16 2
+#endif
+#if !defined(DIRECTML_H)
 #define DML_TENSOR_DATA_TYPE_UINT32 3
+#endif
+#if !defined(DIRECTML_H)
 #define DML_TENSOR_DATA_TYPE_UINT16 4
+#endif
+#if !defined(DIRECTML_H)
 #define DML_TENSOR_DATA_TYPE_UINT8 5
+#endif
+#if !defined(DIRECTML_H)
 #define DML_TENSOR_DATA_TYPE_INT32 6
+#endif
+#if !defined(DIRECTML_H)
 #define DML_TENSOR_DATA_TYPE_INT16 7
+#endif
+#if !defined(DIRECTML_H)
 #define DML_TENSOR_DATA_TYPE_INT8 8
+#endif
+#if !defined(DIRECTML_H)
 #define DML_TENSOR_DATA_TYPE_FLOAT64 9
+#endif
+#if !defined(DIRECTML_H)
 #define DML_TENSOR_DATA_TYPE_UINT64 10
+#endif
+#if !defined(DIRECTML_H)
 #define DML_TENSOR_DATA_TYPE_INT64 11
+#endif
+#if !defined(DIRECTML_H)
 // Exists in DirectML since 6.3; not supported by this library.
 #define DML_TENSOR_DATA_TYPE_UINT4 12
+#endif
+#if !defined(DIRECTML_H)
 // Exists in DirectML since 6.3; not supported by this library.
 #define DML_TENSOR_DATA_TYPE_INT4 13
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_TENSOR_FLAGS`: bit flags of a buffer tensor.
 typedef uint32_t DML_TENSOR_FLAGS;
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_BUFFER_TENSOR_DESC` (48 bytes).
 typedef struct DML_BUFFER_TENSOR_DESC {
   // The element type.
@@ -211,12 +284,20 @@ typedef struct DML_BUFFER_TENSOR_DESC {
   // 0, or a power of two at least the element size that every binding's address honours.
   UINT GuaranteedBaseOffsetAlignment;
 } DML_BUFFER_TENSOR_DESC;
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_TENSOR_TYPE`: how a tensor desc is stored. Only `BUFFER` exists.
 typedef uint32_t DML_TENSOR_TYPE;
+#endif
+#if !defined(DIRECTML_H)
 #define DML_TENSOR_TYPE_INVALID 0
+#endif
+#if !defined(DIRECTML_H)
 #define DML_TENSOR_TYPE_BUFFER 1
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_TENSOR_DESC` (16 bytes).
 typedef struct DML_TENSOR_DESC {
   // Must be `DML_TENSOR_TYPE_BUFFER`.
@@ -224,7 +305,9 @@ typedef struct DML_TENSOR_DESC {
   // Points to a `DML_BUFFER_TENSOR_DESC`.
   const void *Desc;
 } DML_TENSOR_DESC;
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_SCALAR_UNION` (8 bytes, 8-aligned). A FLOAT16 value is its IEEE binary16 bit pattern in
 // `UInt16`.
 typedef union DML_SCALAR_UNION {
@@ -251,7 +334,9 @@ typedef union DML_SCALAR_UNION {
   // FLOAT64.
   DOUBLE Float64;
 } DML_SCALAR_UNION;
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_NONZERO_COORDINATES_OPERATOR_DESC` (24 bytes, feature level 3.0).
 typedef struct DML_NONZERO_COORDINATES_OPERATOR_DESC {
   // The tensor whose nonzero elements are found.
@@ -261,7 +346,9 @@ typedef struct DML_NONZERO_COORDINATES_OPERATOR_DESC {
   // Receives the coordinates: sizes `{1,…,1,M,N}`, UINT32.
   const struct DML_TENSOR_DESC *OutputCoordinatesTensor;
 } DML_NONZERO_COORDINATES_OPERATOR_DESC;
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_DIAGONAL_MATRIX_OPERATOR_DESC` (16 bytes, feature level 2.0).
 // `Out = (y + Offset == x) ? Value : 0`.
 typedef struct DML_DIAGONAL_MATRIX_OPERATOR_DESC {
@@ -273,7 +360,9 @@ typedef struct DML_DIAGONAL_MATRIX_OPERATOR_DESC {
   // saturate at the type's range, NaN becomes 0; FLOAT16 rounds to nearest even).
   FLOAT Value;
 } DML_DIAGONAL_MATRIX_OPERATOR_DESC;
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_DIAGONAL_MATRIX1_OPERATOR_DESC` (40 bytes, feature level 5.1).
 typedef struct DML_DIAGONAL_MATRIX1_OPERATOR_DESC {
   // Optional: where the output is not `Value`, it is this tensor's element (or 0 when NULL).
@@ -290,7 +379,9 @@ typedef struct DML_DIAGONAL_MATRIX1_OPERATOR_DESC {
   // the range.
   INT DiagonalFillEnd;
 } DML_DIAGONAL_MATRIX1_OPERATOR_DESC;
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_BUFFER_BINDING` (24 bytes). `Buffer` is host memory here (`ID3D12Resource *` in
 // DirectML); the tensor's bytes start at `Buffer + Offset`.
 typedef struct DML_BUFFER_BINDING {
@@ -302,7 +393,9 @@ typedef struct DML_BUFFER_BINDING {
   // Bytes available from `Buffer + Offset`: at least the tensor's `TotalTensorSizeInBytes`.
   UINT64 SizeInBytes;
 } DML_BUFFER_BINDING;
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_BUFFER_ARRAY_BINDING` (16 bytes). Declared for DirectML compatibility; binding one is
 // `E_INVALIDARG`.
 typedef struct DML_BUFFER_ARRAY_BINDING {
@@ -311,19 +404,25 @@ typedef struct DML_BUFFER_ARRAY_BINDING {
   // The bindings.
   const struct DML_BUFFER_BINDING *Bindings;
 } DML_BUFFER_ARRAY_BINDING;
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT` (4 bytes).
 typedef struct DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT {
   // The type asked about.
   DML_TENSOR_DATA_TYPE DataType;
 } DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT;
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT` (4 bytes).
 typedef struct DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT {
   // TRUE for the 11 types of 8 to 64 bits; FALSE for UINT4, INT4 and unknown values.
   BOOL IsSupported;
 } DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT;
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_FEATURE_QUERY_FEATURE_LEVELS` (16 bytes).
 typedef struct DML_FEATURE_QUERY_FEATURE_LEVELS {
   // The number of entries in `RequestedFeatureLevels` (at least 1).
@@ -331,64 +430,996 @@ typedef struct DML_FEATURE_QUERY_FEATURE_LEVELS {
   // The levels asked about.
   const DML_FEATURE_LEVEL *RequestedFeatureLevels;
 } DML_FEATURE_QUERY_FEATURE_LEVELS;
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_FEATURE_DATA_FEATURE_LEVELS` (4 bytes).
 typedef struct DML_FEATURE_DATA_FEATURE_LEVELS {
   // The highest requested level that is not above the device's level.
   DML_FEATURE_LEVEL MaxSupportedFeatureLevel;
 } DML_FEATURE_DATA_FEATURE_LEVELS;
+#endif
 
+#if !defined(DIRECTML_H)
 // No flags.
 #define DML_TENSOR_FLAG_NONE 0
+#endif
 
+#if !defined(DIRECTML_H)
 // Only for inputs bound at operator initialization, which this library does not have: every
 // tensor carrying it is rejected.
 #define DML_TENSOR_FLAG_OWNED_BY_DML 1
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_FEATURE_LEVEL_1_0`.
 #define DML_FEATURE_LEVEL_1_0 4096
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_FEATURE_LEVEL_2_0`.
 #define DML_FEATURE_LEVEL_2_0 8192
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_FEATURE_LEVEL_2_1`.
 #define DML_FEATURE_LEVEL_2_1 8448
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_FEATURE_LEVEL_3_0`.
 #define DML_FEATURE_LEVEL_3_0 12288
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_FEATURE_LEVEL_3_1`.
 #define DML_FEATURE_LEVEL_3_1 12544
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_FEATURE_LEVEL_4_0`.
 #define DML_FEATURE_LEVEL_4_0 16384
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_FEATURE_LEVEL_4_1`.
 #define DML_FEATURE_LEVEL_4_1 16640
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_FEATURE_LEVEL_5_0`.
 #define DML_FEATURE_LEVEL_5_0 20480
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_FEATURE_LEVEL_5_1`.
 #define DML_FEATURE_LEVEL_5_1 20736
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_FEATURE_LEVEL_5_2`.
 #define DML_FEATURE_LEVEL_5_2 20992
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_FEATURE_LEVEL_6_0`.
 #define DML_FEATURE_LEVEL_6_0 24576
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_FEATURE_LEVEL_6_1`.
 #define DML_FEATURE_LEVEL_6_1 24832
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_FEATURE_LEVEL_6_2`.
 #define DML_FEATURE_LEVEL_6_2 25088
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_FEATURE_LEVEL_6_3`.
 #define DML_FEATURE_LEVEL_6_3 25344
+#endif
 
+#if !defined(DIRECTML_H)
 // `DML_FEATURE_LEVEL_6_4`.
 #define DML_FEATURE_LEVEL_6_4 25600
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_INVALID` (0).
+#define DML_OPERATOR_INVALID 0
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_IDENTITY` (1).
+#define DML_OPERATOR_ELEMENT_WISE_IDENTITY 1
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_ABS` (2).
+#define DML_OPERATOR_ELEMENT_WISE_ABS 2
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_ACOS` (3).
+#define DML_OPERATOR_ELEMENT_WISE_ACOS 3
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_ADD` (4).
+#define DML_OPERATOR_ELEMENT_WISE_ADD 4
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_ASIN` (5).
+#define DML_OPERATOR_ELEMENT_WISE_ASIN 5
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_ATAN` (6).
+#define DML_OPERATOR_ELEMENT_WISE_ATAN 6
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_CEIL` (7).
+#define DML_OPERATOR_ELEMENT_WISE_CEIL 7
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_CLIP` (8).
+#define DML_OPERATOR_ELEMENT_WISE_CLIP 8
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_COS` (9).
+#define DML_OPERATOR_ELEMENT_WISE_COS 9
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_DIVIDE` (10).
+#define DML_OPERATOR_ELEMENT_WISE_DIVIDE 10
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_EXP` (11).
+#define DML_OPERATOR_ELEMENT_WISE_EXP 11
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_FLOOR` (12).
+#define DML_OPERATOR_ELEMENT_WISE_FLOOR 12
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_LOG` (13).
+#define DML_OPERATOR_ELEMENT_WISE_LOG 13
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_LOGICAL_AND` (14).
+#define DML_OPERATOR_ELEMENT_WISE_LOGICAL_AND 14
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_LOGICAL_EQUALS` (15).
+#define DML_OPERATOR_ELEMENT_WISE_LOGICAL_EQUALS 15
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_LOGICAL_GREATER_THAN` (16).
+#define DML_OPERATOR_ELEMENT_WISE_LOGICAL_GREATER_THAN 16
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_LOGICAL_LESS_THAN` (17).
+#define DML_OPERATOR_ELEMENT_WISE_LOGICAL_LESS_THAN 17
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_LOGICAL_NOT` (18).
+#define DML_OPERATOR_ELEMENT_WISE_LOGICAL_NOT 18
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_LOGICAL_OR` (19).
+#define DML_OPERATOR_ELEMENT_WISE_LOGICAL_OR 19
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_LOGICAL_XOR` (20).
+#define DML_OPERATOR_ELEMENT_WISE_LOGICAL_XOR 20
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_MAX` (21).
+#define DML_OPERATOR_ELEMENT_WISE_MAX 21
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_MEAN` (22).
+#define DML_OPERATOR_ELEMENT_WISE_MEAN 22
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_MIN` (23).
+#define DML_OPERATOR_ELEMENT_WISE_MIN 23
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_MULTIPLY` (24).
+#define DML_OPERATOR_ELEMENT_WISE_MULTIPLY 24
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_POW` (25).
+#define DML_OPERATOR_ELEMENT_WISE_POW 25
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_CONSTANT_POW` (26).
+#define DML_OPERATOR_ELEMENT_WISE_CONSTANT_POW 26
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_RECIP` (27).
+#define DML_OPERATOR_ELEMENT_WISE_RECIP 27
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_SIN` (28).
+#define DML_OPERATOR_ELEMENT_WISE_SIN 28
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_SQRT` (29).
+#define DML_OPERATOR_ELEMENT_WISE_SQRT 29
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_SUBTRACT` (30).
+#define DML_OPERATOR_ELEMENT_WISE_SUBTRACT 30
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_TAN` (31).
+#define DML_OPERATOR_ELEMENT_WISE_TAN 31
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_THRESHOLD` (32).
+#define DML_OPERATOR_ELEMENT_WISE_THRESHOLD 32
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_QUANTIZE_LINEAR` (33).
+#define DML_OPERATOR_ELEMENT_WISE_QUANTIZE_LINEAR 33
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR` (34).
+#define DML_OPERATOR_ELEMENT_WISE_DEQUANTIZE_LINEAR 34
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_ELU` (35).
+#define DML_OPERATOR_ACTIVATION_ELU 35
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_HARDMAX` (36).
+#define DML_OPERATOR_ACTIVATION_HARDMAX 36
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_HARD_SIGMOID` (37).
+#define DML_OPERATOR_ACTIVATION_HARD_SIGMOID 37
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_IDENTITY` (38).
+#define DML_OPERATOR_ACTIVATION_IDENTITY 38
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_LEAKY_RELU` (39).
+#define DML_OPERATOR_ACTIVATION_LEAKY_RELU 39
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_LINEAR` (40).
+#define DML_OPERATOR_ACTIVATION_LINEAR 40
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_LOG_SOFTMAX` (41).
+#define DML_OPERATOR_ACTIVATION_LOG_SOFTMAX 41
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_PARAMETERIZED_RELU` (42).
+#define DML_OPERATOR_ACTIVATION_PARAMETERIZED_RELU 42
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_PARAMETRIC_SOFTPLUS` (43).
+#define DML_OPERATOR_ACTIVATION_PARAMETRIC_SOFTPLUS 43
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_RELU` (44).
+#define DML_OPERATOR_ACTIVATION_RELU 44
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_SCALED_ELU` (45).
+#define DML_OPERATOR_ACTIVATION_SCALED_ELU 45
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_SCALED_TANH` (46).
+#define DML_OPERATOR_ACTIVATION_SCALED_TANH 46
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_SIGMOID` (47).
+#define DML_OPERATOR_ACTIVATION_SIGMOID 47
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_SOFTMAX` (48).
+#define DML_OPERATOR_ACTIVATION_SOFTMAX 48
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_SOFTPLUS` (49).
+#define DML_OPERATOR_ACTIVATION_SOFTPLUS 49
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_SOFTSIGN` (50).
+#define DML_OPERATOR_ACTIVATION_SOFTSIGN 50
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_TANH` (51).
+#define DML_OPERATOR_ACTIVATION_TANH 51
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_THRESHOLDED_RELU` (52).
+#define DML_OPERATOR_ACTIVATION_THRESHOLDED_RELU 52
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_CONVOLUTION` (53).
+#define DML_OPERATOR_CONVOLUTION 53
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_GEMM` (54).
+#define DML_OPERATOR_GEMM 54
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_REDUCE` (55).
+#define DML_OPERATOR_REDUCE 55
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_AVERAGE_POOLING` (56).
+#define DML_OPERATOR_AVERAGE_POOLING 56
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_LP_POOLING` (57).
+#define DML_OPERATOR_LP_POOLING 57
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_MAX_POOLING` (58).
+#define DML_OPERATOR_MAX_POOLING 58
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ROI_POOLING` (59).
+#define DML_OPERATOR_ROI_POOLING 59
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_SLICE` (60).
+#define DML_OPERATOR_SLICE 60
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_CAST` (61).
+#define DML_OPERATOR_CAST 61
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_SPLIT` (62).
+#define DML_OPERATOR_SPLIT 62
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_JOIN` (63).
+#define DML_OPERATOR_JOIN 63
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_PADDING` (64).
+#define DML_OPERATOR_PADDING 64
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_VALUE_SCALE_2D` (65).
+#define DML_OPERATOR_VALUE_SCALE_2D 65
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_UPSAMPLE_2D` (66).
+#define DML_OPERATOR_UPSAMPLE_2D 66
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_GATHER` (67).
+#define DML_OPERATOR_GATHER 67
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_SPACE_TO_DEPTH` (68).
+#define DML_OPERATOR_SPACE_TO_DEPTH 68
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_DEPTH_TO_SPACE` (69).
+#define DML_OPERATOR_DEPTH_TO_SPACE 69
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_TILE` (70).
+#define DML_OPERATOR_TILE 70
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_TOP_K` (71).
+#define DML_OPERATOR_TOP_K 71
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_BATCH_NORMALIZATION` (72).
+#define DML_OPERATOR_BATCH_NORMALIZATION 72
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION` (73).
+#define DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION 73
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION` (74).
+#define DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION 74
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_LP_NORMALIZATION` (75).
+#define DML_OPERATOR_LP_NORMALIZATION 75
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_RNN` (76).
+#define DML_OPERATOR_RNN 76
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_LSTM` (77).
+#define DML_OPERATOR_LSTM 77
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_GRU` (78).
+#define DML_OPERATOR_GRU 78
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_SIGN` (79).
+#define DML_OPERATOR_ELEMENT_WISE_SIGN 79
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_IS_NAN` (80).
+#define DML_OPERATOR_ELEMENT_WISE_IS_NAN 80
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_ERF` (81).
+#define DML_OPERATOR_ELEMENT_WISE_ERF 81
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_SINH` (82).
+#define DML_OPERATOR_ELEMENT_WISE_SINH 82
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_COSH` (83).
+#define DML_OPERATOR_ELEMENT_WISE_COSH 83
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_TANH` (84).
+#define DML_OPERATOR_ELEMENT_WISE_TANH 84
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_ASINH` (85).
+#define DML_OPERATOR_ELEMENT_WISE_ASINH 85
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_ACOSH` (86).
+#define DML_OPERATOR_ELEMENT_WISE_ACOSH 86
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_ATANH` (87).
+#define DML_OPERATOR_ELEMENT_WISE_ATANH 87
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_IF` (88).
+#define DML_OPERATOR_ELEMENT_WISE_IF 88
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_ADD1` (89).
+#define DML_OPERATOR_ELEMENT_WISE_ADD1 89
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_SHRINK` (90).
+#define DML_OPERATOR_ACTIVATION_SHRINK 90
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_MAX_POOLING1` (91).
+#define DML_OPERATOR_MAX_POOLING1 91
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_MAX_UNPOOLING` (92).
+#define DML_OPERATOR_MAX_UNPOOLING 92
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_DIAGONAL_MATRIX` (93).
+#define DML_OPERATOR_DIAGONAL_MATRIX 93
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_SCATTER_ELEMENTS` (94).
+#define DML_OPERATOR_SCATTER_ELEMENTS 94
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_SCATTER` (94).
+#define DML_OPERATOR_SCATTER 94
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ONE_HOT` (95).
+#define DML_OPERATOR_ONE_HOT 95
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_RESAMPLE` (96).
+#define DML_OPERATOR_RESAMPLE 96
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_BIT_SHIFT_LEFT` (97).
+#define DML_OPERATOR_ELEMENT_WISE_BIT_SHIFT_LEFT 97
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_BIT_SHIFT_RIGHT` (98).
+#define DML_OPERATOR_ELEMENT_WISE_BIT_SHIFT_RIGHT 98
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_ROUND` (99).
+#define DML_OPERATOR_ELEMENT_WISE_ROUND 99
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_IS_INFINITY` (100).
+#define DML_OPERATOR_ELEMENT_WISE_IS_INFINITY 100
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_MODULUS_TRUNCATE` (101).
+#define DML_OPERATOR_ELEMENT_WISE_MODULUS_TRUNCATE 101
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_MODULUS_FLOOR` (102).
+#define DML_OPERATOR_ELEMENT_WISE_MODULUS_FLOOR 102
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_FILL_VALUE_CONSTANT` (103).
+#define DML_OPERATOR_FILL_VALUE_CONSTANT 103
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_FILL_VALUE_SEQUENCE` (104).
+#define DML_OPERATOR_FILL_VALUE_SEQUENCE 104
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_CUMULATIVE_SUMMATION` (105).
+#define DML_OPERATOR_CUMULATIVE_SUMMATION 105
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_REVERSE_SUBSEQUENCES` (106).
+#define DML_OPERATOR_REVERSE_SUBSEQUENCES 106
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_GATHER_ELEMENTS` (107).
+#define DML_OPERATOR_GATHER_ELEMENTS 107
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_GATHER_ND` (108).
+#define DML_OPERATOR_GATHER_ND 108
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_SCATTER_ND` (109).
+#define DML_OPERATOR_SCATTER_ND 109
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_MAX_POOLING2` (110).
+#define DML_OPERATOR_MAX_POOLING2 110
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_SLICE1` (111).
+#define DML_OPERATOR_SLICE1 111
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_TOP_K1` (112).
+#define DML_OPERATOR_TOP_K1 112
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_DEPTH_TO_SPACE1` (113).
+#define DML_OPERATOR_DEPTH_TO_SPACE1 113
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_SPACE_TO_DEPTH1` (114).
+#define DML_OPERATOR_SPACE_TO_DEPTH1 114
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1` (115).
+#define DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION1 115
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_RESAMPLE1` (116).
+#define DML_OPERATOR_RESAMPLE1 116
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_MATRIX_MULTIPLY_INTEGER` (117).
+#define DML_OPERATOR_MATRIX_MULTIPLY_INTEGER 117
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY` (118).
+#define DML_OPERATOR_QUANTIZED_LINEAR_MATRIX_MULTIPLY 118
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_CONVOLUTION_INTEGER` (119).
+#define DML_OPERATOR_CONVOLUTION_INTEGER 119
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_QUANTIZED_LINEAR_CONVOLUTION` (120).
+#define DML_OPERATOR_QUANTIZED_LINEAR_CONVOLUTION 120
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_BIT_AND` (121).
+#define DML_OPERATOR_ELEMENT_WISE_BIT_AND 121
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_BIT_OR` (122).
+#define DML_OPERATOR_ELEMENT_WISE_BIT_OR 122
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_BIT_XOR` (123).
+#define DML_OPERATOR_ELEMENT_WISE_BIT_XOR 123
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_BIT_NOT` (124).
+#define DML_OPERATOR_ELEMENT_WISE_BIT_NOT 124
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_BIT_COUNT` (125).
+#define DML_OPERATOR_ELEMENT_WISE_BIT_COUNT 125
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL` (126).
+#define DML_OPERATOR_ELEMENT_WISE_LOGICAL_GREATER_THAN_OR_EQUAL 126
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL` (127).
+#define DML_OPERATOR_ELEMENT_WISE_LOGICAL_LESS_THAN_OR_EQUAL 127
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_CELU` (128).
+#define DML_OPERATOR_ACTIVATION_CELU 128
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_RELU_GRAD` (129).
+#define DML_OPERATOR_ACTIVATION_RELU_GRAD 129
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_AVERAGE_POOLING_GRAD` (130).
+#define DML_OPERATOR_AVERAGE_POOLING_GRAD 130
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_MAX_POOLING_GRAD` (131).
+#define DML_OPERATOR_MAX_POOLING_GRAD 131
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_RANDOM_GENERATOR` (132).
+#define DML_OPERATOR_RANDOM_GENERATOR 132
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_NONZERO_COORDINATES` (133).
+#define DML_OPERATOR_NONZERO_COORDINATES 133
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_RESAMPLE_GRAD` (134).
+#define DML_OPERATOR_RESAMPLE_GRAD 134
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_SLICE_GRAD` (135).
+#define DML_OPERATOR_SLICE_GRAD 135
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ADAM_OPTIMIZER` (136).
+#define DML_OPERATOR_ADAM_OPTIMIZER 136
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ARGMIN` (137).
+#define DML_OPERATOR_ARGMIN 137
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ARGMAX` (138).
+#define DML_OPERATOR_ARGMAX 138
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ROI_ALIGN` (139).
+#define DML_OPERATOR_ROI_ALIGN 139
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_GATHER_ND1` (140).
+#define DML_OPERATOR_GATHER_ND1 140
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_ATAN_YX` (141).
+#define DML_OPERATOR_ELEMENT_WISE_ATAN_YX 141
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_CLIP_GRAD` (142).
+#define DML_OPERATOR_ELEMENT_WISE_CLIP_GRAD 142
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_DIFFERENCE_SQUARE` (143).
+#define DML_OPERATOR_ELEMENT_WISE_DIFFERENCE_SQUARE 143
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION_GRAD` (144).
+#define DML_OPERATOR_LOCAL_RESPONSE_NORMALIZATION_GRAD 144
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_CUMULATIVE_PRODUCT` (145).
+#define DML_OPERATOR_CUMULATIVE_PRODUCT 145
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_BATCH_NORMALIZATION_GRAD` (146).
+#define DML_OPERATOR_BATCH_NORMALIZATION_GRAD 146
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_QUANTIZED_LINEAR_ADD` (147).
+#define DML_OPERATOR_ELEMENT_WISE_QUANTIZED_LINEAR_ADD 147
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR` (148).
+#define DML_OPERATOR_DYNAMIC_QUANTIZE_LINEAR 148
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ROI_ALIGN1` (149).
+#define DML_OPERATOR_ROI_ALIGN1 149
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ROI_ALIGN_GRAD` (150).
+#define DML_OPERATOR_ROI_ALIGN_GRAD 150
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_BATCH_NORMALIZATION_TRAINING` (151).
+#define DML_OPERATOR_BATCH_NORMALIZATION_TRAINING 151
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_BATCH_NORMALIZATION_TRAINING_GRAD` (152).
+#define DML_OPERATOR_BATCH_NORMALIZATION_TRAINING_GRAD 152
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_CLIP1` (153).
+#define DML_OPERATOR_ELEMENT_WISE_CLIP1 153
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_CLIP_GRAD1` (154).
+#define DML_OPERATOR_ELEMENT_WISE_CLIP_GRAD1 154
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_PADDING1` (155).
+#define DML_OPERATOR_PADDING1 155
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ELEMENT_WISE_NEGATE` (156).
+#define DML_OPERATOR_ELEMENT_WISE_NEGATE 156
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_GELU` (157).
+#define DML_OPERATOR_ACTIVATION_GELU 157
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_SOFTMAX1` (158).
+#define DML_OPERATOR_ACTIVATION_SOFTMAX1 158
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_LOG_SOFTMAX1` (159).
+#define DML_OPERATOR_ACTIVATION_LOG_SOFTMAX1 159
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_HARDMAX1` (160).
+#define DML_OPERATOR_ACTIVATION_HARDMAX1 160
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_RESAMPLE2` (161).
+#define DML_OPERATOR_RESAMPLE2 161
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_RESAMPLE_GRAD1` (162).
+#define DML_OPERATOR_RESAMPLE_GRAD1 162
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_DIAGONAL_MATRIX1` (163).
+#define DML_OPERATOR_DIAGONAL_MATRIX1 163
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_MULTIHEAD_ATTENTION` (164).
+#define DML_OPERATOR_MULTIHEAD_ATTENTION 164
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_LP_POOLING1` (165).
+#define DML_OPERATOR_LP_POOLING1 165
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_AVERAGE_POOLING1` (166).
+#define DML_OPERATOR_AVERAGE_POOLING1 166
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_SWISH` (167).
+#define DML_OPERATOR_ACTIVATION_SWISH 167
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_ACTIVATION_HARD_SWISH` (168).
+#define DML_OPERATOR_ACTIVATION_HARD_SWISH 168
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_QUANTIZED_LINEAR_AVERAGE_POOLING` (169).
+#define DML_OPERATOR_QUANTIZED_LINEAR_AVERAGE_POOLING 169
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_MATRIX_MULTIPLY_INTEGER_TO_FLOAT` (170).
+#define DML_OPERATOR_MATRIX_MULTIPLY_INTEGER_TO_FLOAT 170
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION2` (171).
+#define DML_OPERATOR_MEAN_VARIANCE_NORMALIZATION2 171
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_MULTIHEAD_ATTENTION1` (172).
+#define DML_OPERATOR_MULTIHEAD_ATTENTION1 172
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_QUANTIZE` (173).
+#define DML_OPERATOR_QUANTIZE 173
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_DEQUANTIZE` (174).
+#define DML_OPERATOR_DEQUANTIZE 174
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_RESAMPLE3` (175).
+#define DML_OPERATOR_RESAMPLE3 175
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_FOLD` (176).
+#define DML_OPERATOR_FOLD 176
+#endif
+
+#if !defined(DIRECTML_H)
+// `DML_OPERATOR_UNFOLD` (177).
+#define DML_OPERATOR_UNFOLD 177
+#endif
 
 
 

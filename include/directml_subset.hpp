@@ -391,7 +391,8 @@ public:
     static binding bytes(const void *data, std::uint64_t size_in_bytes, std::uint64_t offset = 0) noexcept {
         binding b;
         b.type_ = DML_BINDING_TYPE_BUFFER;
-        b.buffer_.Buffer = const_cast<void *>(data);
+        // A host pointer; beside the real DirectML.h, Buffer is an ID3D12Resource *.
+        b.buffer_.Buffer = static_cast<decltype(b.buffer_.Buffer)>(const_cast<void *>(data));
         b.buffer_.Offset = offset;
         b.buffer_.SizeInBytes = size_in_bytes;
         return b;
@@ -469,7 +470,7 @@ struct slot_types {
             return s;
         }
         switch (desc.Type) {
-        case DML_OPERATOR_TYPE_NONZERO_COORDINATES: {
+        case DML_OPERATOR_NONZERO_COORDINATES: {
             const auto *d = static_cast<const DML_NONZERO_COORDINATES_OPERATOR_DESC *>(desc.Desc);
             s.op_name = "NONZERO_COORDINATES";
             s.inputs = {{"InputTensor", type_of(d->InputTensor)}};
@@ -477,14 +478,14 @@ struct slot_types {
                          {"OutputCoordinatesTensor", type_of(d->OutputCoordinatesTensor)}};
             break;
         }
-        case DML_OPERATOR_TYPE_DIAGONAL_MATRIX1: {
+        case DML_OPERATOR_DIAGONAL_MATRIX1: {
             const auto *d = static_cast<const DML_DIAGONAL_MATRIX1_OPERATOR_DESC *>(desc.Desc);
             s.op_name = "DIAGONAL_MATRIX1";
             s.inputs = {{"InputTensor", type_of(d->InputTensor)}};
             s.outputs = {{"OutputTensor", type_of(d->OutputTensor)}};
             break;
         }
-        case DML_OPERATOR_TYPE_DIAGONAL_MATRIX: {
+        case DML_OPERATOR_DIAGONAL_MATRIX: {
             const auto *d = static_cast<const DML_DIAGONAL_MATRIX_OPERATOR_DESC *>(desc.Desc);
             s.op_name = "DIAGONAL_MATRIX";
             s.outputs = {{"OutputTensor", type_of(d->OutputTensor)}};
@@ -585,7 +586,7 @@ private:
 class device {
 public:
     /// Feature level 6_4, one thread per logical core, strict DirectML.
-    device() : device(0) {}
+    device() : device(static_cast<DML_FEATURE_LEVEL>(0)) {}
 
     /// `feature_level` 0 is the newest (6_4); `thread_count` 0 is one per logical core;
     /// `flags` are DMLS_DEVICE_FLAG_* bits.
@@ -630,7 +631,7 @@ public:
         query.RequestedFeatureLevelCount = static_cast<UINT>(requested.size());
         query.RequestedFeatureLevels = requested.data();
         DML_FEATURE_DATA_FEATURE_LEVELS support;
-        support.MaxSupportedFeatureLevel = 0;
+        support.MaxSupportedFeatureLevel = static_cast<DML_FEATURE_LEVEL>(0);
         check(dmls_device_check_feature_support(handle_, DML_FEATURE_FEATURE_LEVELS, sizeof query,
                                                 &query, sizeof support, &support));
         return support.MaxSupportedFeatureLevel;
@@ -649,7 +650,7 @@ public:
         nz.OutputCountTensor = d.output_count.get();
         nz.OutputCoordinatesTensor = d.output_coordinates.get();
         DML_OPERATOR_DESC desc;
-        desc.Type = DML_OPERATOR_TYPE_NONZERO_COORDINATES;
+        desc.Type = DML_OPERATOR_NONZERO_COORDINATES;
         desc.Desc = &nz;
         return create_operator(desc);
     }
@@ -663,7 +664,7 @@ public:
         g.DiagonalFillBegin = d.diagonal_fill_begin;
         g.DiagonalFillEnd = d.diagonal_fill_end;
         DML_OPERATOR_DESC desc;
-        desc.Type = DML_OPERATOR_TYPE_DIAGONAL_MATRIX1;
+        desc.Type = DML_OPERATOR_DIAGONAL_MATRIX1;
         desc.Desc = &g;
         return create_operator(desc);
     }
@@ -674,7 +675,7 @@ public:
         g.Offset = d.offset;
         g.Value = d.value;
         DML_OPERATOR_DESC desc;
-        desc.Type = DML_OPERATOR_TYPE_DIAGONAL_MATRIX;
+        desc.Type = DML_OPERATOR_DIAGONAL_MATRIX;
         desc.Desc = &g;
         return create_operator(desc);
     }

@@ -113,9 +113,8 @@ impl Device {
             n => {
                 // Started now, so that a device that cannot have its threads is never created.
                 let own = LazyPool::new(n as usize);
-                own.get().map_err(|e| {
-                    Error::OutOfMemory(e.message().to_string())
-                })?;
+                own.get()
+                    .map_err(|e| Error::OutOfMemory(e.message().to_string()))?;
                 Pool::Own(own)
             }
         };

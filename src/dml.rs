@@ -98,12 +98,18 @@ pub const DML_TENSOR_FLAG_NONE: DML_TENSOR_FLAGS = DML_TENSOR_FLAGS(0);
 /// tensor carrying it is rejected.
 pub const DML_TENSOR_FLAG_OWNED_BY_DML: DML_TENSOR_FLAGS = DML_TENSOR_FLAGS(1);
 
-/// `DML_OPERATOR_TYPE`. Only the values this library implements, and the ones it names, have
-/// constants; any value from 1 to 177 names a real DirectML operator.
+/// `DML_OPERATOR_TYPE`: which operator a `DML_OPERATOR_DESC` describes. Every member of
+/// DirectML.h's enum is declared with DirectML's spelling and value (`DML_OPERATOR_INVALID` 0 to
+/// `DML_OPERATOR_UNFOLD` 177); this library implements `DML_OPERATOR_DIAGONAL_MATRIX` (93),
+/// `DML_OPERATOR_NONZERO_COORDINATES` (133) and `DML_OPERATOR_DIAGONAL_MATRIX1` (163), and
+/// returns E_NOTIMPL for the others.
 #[repr(transparent)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub struct DML_OPERATOR_TYPE(pub u32);
 
+/// Rust-side names of the operator types the library names itself (C uses DirectML's
+/// `DML_OPERATOR_*` constants of [`operator_types`]).
+/// cbindgen:ignore
 impl DML_OPERATOR_TYPE {
     /// Not an operator.
     pub const INVALID: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE(0);
@@ -117,7 +123,18 @@ impl DML_OPERATOR_TYPE {
     pub const DIAGONAL_MATRIX1: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE(163);
     /// The last operator type of DirectML 1.16 (feature level 6.4).
     pub const UNFOLD: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE(177);
+
+    /// DirectML's name of this operator type (`DML_OPERATOR_FILL_VALUE_CONSTANT`), if it has one.
+    pub fn directml_name(self) -> Option<&'static str> {
+        operator_types::OPERATOR_TYPE_NAMES
+            .iter()
+            .find(|&&(_, v)| v == self.0)
+            .map(|&(name, _)| name)
+    }
 }
+
+pub mod operator_types;
+pub use operator_types::*;
 
 /// `DML_BINDING_TYPE`: what a `DML_BINDING_DESC` points to.
 #[repr(transparent)]
@@ -251,23 +268,32 @@ pub union DML_SCALAR_UNION {
 }
 
 impl DML_SCALAR_UNION {
-    /// The union's eight bytes, whichever member was written.
-    pub fn bytes(&self) -> [u8; 8] {
-        // SAFETY: every member is plain old data within the union's 8 bytes, and `Bytes` covers
-        // all of them; reading them as bytes is valid whatever member was written last (a member
-        // narrower than 8 bytes leaves the rest as the caller initialised them).
-        unsafe { self.Bytes }
-    }
-
     /// A union holding these eight bytes.
     pub fn from_bytes(bytes: [u8; 8]) -> Self {
         DML_SCALAR_UNION { Bytes: bytes }
+    }
+
+    /// Reads the first `width` bytes (at most 8) of the union at `p`, and only those: a C caller
+    /// that set only `Float32` leaves the other 4 bytes uninitialised, and they are never read.
+    /// The rest of the result is zero.
+    ///
+    /// # Safety
+    /// `p` points to a `DML_SCALAR_UNION` (possibly unaligned) whose first `width` bytes are
+    /// initialised.
+    pub unsafe fn read_prefix(p: *const DML_SCALAR_UNION, width: usize) -> [u8; 8] {
+        let mut out = [0u8; 8];
+        let width = width.min(8);
+        // SAFETY: `p` points to 8 readable bytes, of which the first `width` are initialised
+        // (the caller's contract); `out` is a distinct local array of 8 bytes.
+        unsafe { core::ptr::copy_nonoverlapping(p.cast::<u8>(), out.as_mut_ptr(), width) };
+        out
     }
 }
 
 impl core::fmt::Debug for DML_SCALAR_UNION {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "DML_SCALAR_UNION({:02x?})", self.bytes())
+        // Which bytes are initialised depends on the member a C caller wrote: print none.
+        f.write_str("DML_SCALAR_UNION { .. }")
     }
 }
 
@@ -383,6 +409,26 @@ pub struct DML_FEATURE_QUERY_FEATURE_LEVELS {
 pub struct DML_FEATURE_DATA_FEATURE_LEVELS {
     /// The highest requested level that is not above the device's level.
     pub MaxSupportedFeatureLevel: DML_FEATURE_LEVEL,
+}
+
+#[cfg(test)]
+mod scalar_union_tests {
+    use super::*;
+    use core::mem::MaybeUninit;
+    use core::ptr::addr_of_mut;
+
+    /// A C caller that sets only `Float32` leaves bytes 4..8 uninitialised: they are never read
+    /// (Miri reports any read of them as undefined behaviour).
+    #[test]
+    fn read_prefix_reads_only_the_member_set() {
+        let mut u = MaybeUninit::<DML_SCALAR_UNION>::uninit();
+        // SAFETY: writes the Float32 member of a union we own.
+        unsafe { addr_of_mut!((*u.as_mut_ptr()).Float32).write(1.5) };
+        // SAFETY: the first 4 bytes were just written.
+        let b = unsafe { DML_SCALAR_UNION::read_prefix(u.as_ptr(), 4) };
+        assert_eq!(&b[..4], &1.5f32.to_ne_bytes());
+        assert_eq!(&b[4..], &[0u8; 4]);
+    }
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 #![allow(non_camel_case_types)]
 
 use core::ffi::{c_char, c_void};
+use core::ptr::addr_of;
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -16,7 +17,7 @@ use crate::device::{Device, DeviceOptions, Operator};
 use crate::dml::*;
 use crate::error::{invalid, Error, Result};
 use crate::op::{Input, OperatorDesc};
-use crate::tensor::{Layout, TensorDesc, MAX_DIMS};
+use crate::tensor::{DataType, Layout, TensorDesc, MAX_DIMS};
 
 /// A device: the feature level it emulates and the threads it runs on. Opaque; created by
 /// `dmls_device_create`, released by `dmls_device_release`.
@@ -369,24 +370,22 @@ unsafe fn read_operator(desc: *const DML_OPERATOR_DESC) -> Result<OperatorDesc> 
         DML_OPERATOR_TYPE::DIAGONAL_MATRIX1 => "DIAGONAL_MATRIX1",
         DML_OPERATOR_TYPE::DIAGONAL_MATRIX => "DIAGONAL_MATRIX",
         DML_OPERATOR_TYPE::INVALID => {
-            return invalid!(
-                "dmls_device_create_operator: desc Type is DML_OPERATOR_TYPE_INVALID (0)"
-            )
-        }
-        t if t.0 <= DML_OPERATOR_TYPE::UNFOLD.0 => {
-            return Err(Error::NotImplemented(format!(
-                "dmls_device_create_operator: operator type {} is a DirectML operator this library \
-                 does not implement (it has DIAGONAL_MATRIX 93, NONZERO_COORDINATES 133 and \
-                 DIAGONAL_MATRIX1 163)",
-                t.0
-            )))
+            return invalid!("dmls_device_create_operator: desc Type is DML_OPERATOR_INVALID (0)")
         }
         t => {
+            if let Some(name) = t.directml_name() {
+                return Err(Error::NotImplemented(format!(
+                    "dmls_device_create_operator: desc Type is {name} ({}), a DirectML operator \
+                     this library does not implement (it has DML_OPERATOR_DIAGONAL_MATRIX 93, \
+                     DML_OPERATOR_NONZERO_COORDINATES 133 and DML_OPERATOR_DIAGONAL_MATRIX1 163)",
+                    t.0
+                )));
+            }
             return invalid!(
                 "dmls_device_create_operator: desc Type is {}, not a DML_OPERATOR_TYPE value \
-                 (DirectML's go up to 177)",
+                 (DirectML's go up to DML_OPERATOR_UNFOLD 177)",
                 t.0
-            )
+            );
         }
     };
     if d.Desc.is_null() {
@@ -416,21 +415,37 @@ unsafe fn read_operator(desc: *const DML_OPERATOR_DESC) -> Result<OperatorDesc> 
             }
         }
         DML_OPERATOR_TYPE::DIAGONAL_MATRIX1 => {
-            // SAFETY: `Desc` points to a DML_DIAGONAL_MATRIX1_OPERATOR_DESC (see above).
-            let g = unsafe {
-                d.Desc
-                    .cast::<DML_DIAGONAL_MATRIX1_OPERATOR_DESC>()
-                    .read_unaligned()
+            // Field by field, so that the union `Value` is read only as wide as ValueDataType
+            // says: the bytes past that may be uninitialised in the caller's desc.
+            let g = d.Desc.cast::<DML_DIAGONAL_MATRIX1_OPERATOR_DESC>();
+            // SAFETY: `g` points to a DML_DIAGONAL_MATRIX1_OPERATOR_DESC (contract above); these
+            // scalar and pointer fields are always set by the caller.
+            let (input, output, value_data_type, begin, end) = unsafe {
+                (
+                    addr_of!((*g).InputTensor).read_unaligned(),
+                    addr_of!((*g).OutputTensor).read_unaligned(),
+                    addr_of!((*g).ValueDataType).read_unaligned(),
+                    addr_of!((*g).DiagonalFillBegin).read_unaligned(),
+                    addr_of!((*g).DiagonalFillEnd).read_unaligned(),
+                )
+            };
+            let width = match DataType::from_raw(value_data_type) {
+                Some(t) => t.size(),
+                // UINT4 / INT4 (rejected later): their value would sit in the first byte.
+                None if matches!(value_data_type.0, 12 | 13) => 1,
+                None => 0,
             };
             OperatorDesc::DiagonalMatrix1 {
                 // SAFETY: the desc's tensor pointers follow `read_tensor`'s contract.
-                input: unsafe { read_tensor(g.InputTensor, op, "InputTensor") }?,
+                input: unsafe { read_tensor(input, op, "InputTensor") }?,
                 // SAFETY: as above.
-                output: unsafe { required_tensor(g.OutputTensor, op, "OutputTensor") }?,
-                value_data_type: g.ValueDataType,
-                value: g.Value.bytes(),
-                diagonal_fill_begin: g.DiagonalFillBegin,
-                diagonal_fill_end: g.DiagonalFillEnd,
+                output: unsafe { required_tensor(output, op, "OutputTensor") }?,
+                value_data_type,
+                // SAFETY: `Value` lies inside the desc; a caller sets at least the member its
+                // ValueDataType names, which is `width` bytes from the union's start.
+                value: unsafe { DML_SCALAR_UNION::read_prefix(addr_of!((*g).Value), width) },
+                diagonal_fill_begin: begin,
+                diagonal_fill_end: end,
             }
         }
         _ => {

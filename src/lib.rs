@@ -15,6 +15,9 @@
 #![deny(clippy::undocumented_unsafe_blocks)]
 
 pub mod device;
+// Never set when compiling: the cfg only tells cbindgen to wrap layer 1 in
+// `#if !defined(DIRECTML_H)` (see cbindgen.toml).
+#[cfg(not(directml_h))]
 pub mod dml;
 pub mod error;
 pub mod ffi;

@@ -6,7 +6,7 @@
 pub const DMLS_VERSION_MAJOR: u32 = 0;
 
 /// The minor version.
-pub const DMLS_VERSION_MINOR: u32 = 1;
+pub const DMLS_VERSION_MINOR: u32 = 2;
 
 /// The patch version.
 pub const DMLS_VERSION_PATCH: u32 = 0;

@@ -205,11 +205,55 @@ impl Tensor {
         out
     }
 
-    /// True when no two elements share memory.
+    /// True when no two elements share memory. Output tensors must be so: the library rejects
+    /// one whose elements overlap at operator creation. A zero stride on a dimension above 1
+    /// overlaps. Otherwise, sorted by stride, the largest dimensions whose stride exceeds the
+    /// span of all smaller ones cannot make two elements meet (they must agree there), so only
+    /// the rest counts: more elements than offsets in its span overlap (pigeonhole); at most
+    /// 2^22 elements are decided by enumerating every offset; anything larger (not met so far)
+    /// is taken as overlapping.
     pub fn distinct(&self) -> bool {
-        let mut o = self.offsets();
-        o.sort_unstable();
-        o.windows(2).all(|w| w[0] != w[1])
+        let strides = self.strides_wide();
+        let mut dims: Vec<(u128, u128)> = self
+            .sizes
+            .iter()
+            .zip(&strides)
+            .filter(|(&n, _)| n > 1)
+            .map(|(&n, &s)| (s, u128::from(n)))
+            .collect();
+        if dims.iter().any(|&(s, _)| s == 0) {
+            return false;
+        }
+        dims.sort_unstable();
+        let span_below = |k: usize| -> u128 {
+            dims[..k].iter().fold(0u128, |a, &(s, n)| {
+                a.saturating_add(s.saturating_mul(n - 1))
+            })
+        };
+        let mut keep = dims.len();
+        while keep > 0 && dims[keep - 1].0 > span_below(keep - 1) {
+            keep -= 1;
+        }
+        let rest = &dims[..keep];
+        let elements = rest.iter().fold(1u128, |a, &(_, n)| a.saturating_mul(n));
+        if elements > span_below(keep).saturating_add(1) {
+            return false;
+        }
+        if elements > 1 << 22 {
+            return false;
+        }
+        let mut offsets = vec![0u128];
+        for &(s, n) in rest {
+            let mut next = Vec::with_capacity(offsets.len() * n as usize);
+            for &o in &offsets {
+                for i in 0..n {
+                    next.push(o + i * s);
+                }
+            }
+            offsets = next;
+        }
+        offsets.sort_unstable();
+        offsets.windows(2).all(|w| w[0] != w[1])
     }
 
     /// For each byte of the tensor's total size: does it belong to an element?
@@ -420,7 +464,11 @@ fn nonzero(l: u32, ext: bool, t: &[Tensor; 3]) -> bool {
     };
     let lead = input.sizes.iter().take_while(|&&s| s == 1).count();
     let rank = input.sizes.len() - lead;
-    input.elements().map(u128::from) == Some(m) && n >= rank && n <= input.sizes.len()
+    input.elements().map(u128::from) == Some(m)
+        && n >= rank
+        && n <= input.sizes.len()
+        && count.distinct()
+        && coords.distinct()
 }
 
 fn diagonal1(l: u32, t: &[Tensor; 3], value_type: u32) -> bool {
@@ -428,7 +476,7 @@ fn diagonal1(l: u32, t: &[Tensor; 3], value_type: u32) -> bool {
     if l < 0x5100 || !(1..=11).contains(&output.data_type) || value_type != output.data_type {
         return false;
     }
-    if !(2..=4).contains(&output.dims) || !output.valid_layout(U32_MAX) {
+    if !(2..=4).contains(&output.dims) || !output.valid_layout(U32_MAX) || !output.distinct() {
         return false;
     }
     if input.null {
@@ -455,7 +503,7 @@ fn diagonal(l: u32, output: &Tensor) -> bool {
     } else {
         (2..=4).contains(&output.dims)
     };
-    dims_ok && output.valid_layout(U32_MAX)
+    dims_ok && output.valid_layout(U32_MAX) && output.distinct()
 }
 
 /// One binding as the library is given it.

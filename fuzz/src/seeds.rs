@@ -138,11 +138,20 @@ pub fn seeds() -> Vec<(&'static str, Case)> {
         ),
     ));
     s.push((
-        "nz-aliased-coordinates",
+        "bad-nz-aliased-coordinates",
         nz(
             t(T::INT16, &[2, 5]),
             t(T::UINT32, &[1]),
             TensorSpec::strided(T::UINT32, &[10, 2], &[1, 0]),
+        ),
+    ));
+    // Interleaved but disjoint: row r, column c at 2r + 3c (no two meet).
+    s.push((
+        "nz-interleaved-coordinates",
+        nz(
+            t(T::INT16, &[2, 5]),
+            t(T::UINT32, &[1]),
+            TensorSpec::strided(T::UINT32, &[10, 2], &[2, 3]),
         ),
     ));
     let mut c = nz(

@@ -88,7 +88,8 @@ pub(crate) fn plan1(
         }
     }
     let max = u64::from(u32::MAX);
-    let out_l = Layout::validate(output, dtype, ctx(OP1, "OutputTensor"), max)?;
+    let mut out_l = Layout::validate(output, dtype, ctx(OP1, "OutputTensor"), max)?;
+    out_l.check_output_disjoint(ctx(OP1, "OutputTensor"))?;
     let in_l = match input {
         Some(input) => {
             let l = Layout::validate(input, dtype, ctx(OP1, "InputTensor"), max)?;
@@ -173,7 +174,8 @@ pub(crate) fn plan0(
     } else if !(2..=4).contains(&d) {
         return invalid!("{OP0}: OutputTensor DimensionCount is {d}, must be 2 to 4");
     }
-    let out_l = Layout::validate(output, dtype, ctx(OP0, "OutputTensor"), u64::from(u32::MAX))?;
+    let mut out_l = Layout::validate(output, dtype, ctx(OP0, "OutputTensor"), u64::from(u32::MAX))?;
+    out_l.check_output_disjoint(ctx(OP0, "OutputTensor"))?;
     Ok(DiagonalPlan {
         kind: OpKind::DiagonalMatrix,
         input_slots: [None],

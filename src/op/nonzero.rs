@@ -114,8 +114,10 @@ pub(crate) fn plan(
     let wide = out_type.size() == 8;
     let max = if wide { u64::MAX } else { u64::from(u32::MAX) };
     let input_l = Layout::validate(input, in_type, ctx("InputTensor"), max)?;
-    let count_l = Layout::validate(count, out_type, ctx("OutputCountTensor"), max)?;
-    let coords_l = Layout::validate(coords, out_type, ctx("OutputCoordinatesTensor"), max)?;
+    let mut count_l = Layout::validate(count, out_type, ctx("OutputCountTensor"), max)?;
+    count_l.check_output_disjoint(ctx("OutputCountTensor"))?;
+    let mut coords_l = Layout::validate(coords, out_type, ctx("OutputCoordinatesTensor"), max)?;
+    coords_l.check_output_disjoint(ctx("OutputCoordinatesTensor"))?;
     for (i, &s) in count_l.sizes().iter().enumerate() {
         if s != 1 {
             return invalid!(
