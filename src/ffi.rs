@@ -469,6 +469,14 @@ unsafe fn read_operator(desc: *const DML_OPERATOR_DESC) -> Result<OperatorDesc> 
 /// rule that can be checked without buffers is checked here; everything the operator needs is
 /// copied, so the caller may free the desc, its tensor descs and their arrays right after.
 ///
+/// An output tensor in which two elements share a byte (a zero stride on a dimension of size
+/// above 1, or strides that fold the tensor onto itself) is E_INVALIDARG, with a message naming
+/// the tensor, its strides and two such elements: on DirectML its result would depend on the
+/// order of the GPU's threads. Layouts whose elements are interleaved but disjoint (ONNX
+/// Runtime's `{2, 2·M}` coordinates, strides `{3, 2}` on sizes `{2, 3}`) are valid, and input
+/// tensors may broadcast freely. The check is exact; a layout built so that its bounded search
+/// cannot settle it (none that real programs use) is accepted and written by one thread.
+///
 /// Returns S_OK, E_POINTER (a NULL argument, or a NULL required pointer inside the desc),
 /// E_INVALIDARG (a broken rule; the message names the operator, tensor, rule and values),
 /// E_NOTIMPL (a DirectML operator type this library lacks) or E_OUTOFMEMORY. On failure `*op` is

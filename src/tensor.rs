@@ -446,7 +446,8 @@ impl Layout {
     pub fn check_output_disjoint(&mut self, ctx: Ctx) -> Result<()> {
         if !self.distinct {
             let dims = self.dims;
-            if let Some(c) = find_collision(&self.sizes[..dims], &self.strides[..dims]) {
+            let overlap = overlap(&self.sizes[..dims], &self.strides[..dims], SEARCH_BUDGET);
+            if let Overlap::Collides(c) = overlap {
                 let Ctx { op, tensor } = ctx;
                 return invalid!(
                     "{op}: {tensor} Strides {:?} with Sizes {:?} make elements share memory \
@@ -459,7 +460,9 @@ impl Layout {
                     c.offset
                 );
             }
-            self.distinct = true;
+            // Unsettled (see SEARCH_BUDGET): accepted, and not marked distinct, so the kernels
+            // write it from one thread.
+            self.distinct = overlap == Overlap::Disjoint;
         }
         Ok(())
     }
@@ -537,8 +540,37 @@ pub(crate) struct Collision {
 ///    survives step 2 has strides smaller than the reach below them, which makes a collision
 ///    easy to find) it ends after a handful of steps. This problem (bounded linear
 ///    Diophantine equations) is NP-hard in general, so no method is polynomial in the bits of
-///    the strides for every input; at most 8 dimensions keep the search small.
+///    the strides for every input; at most 8 dimensions keep the search small, and
+///    [`SEARCH_BUDGET`] bounds it for layouts built to defeat it.
+#[cfg(test)]
 pub(crate) fn find_collision(sizes: &[u32], strides: &[u64]) -> Option<Collision> {
+    match overlap(sizes, strides, u64::MAX) {
+        Overlap::Collides(c) => Some(c),
+        Overlap::Disjoint => None,
+        Overlap::Unsettled => unreachable!("no budget"),
+    }
+}
+
+/// The steps step 3 of [`find_collision`] may take at operator creation (a few milliseconds, a
+/// few tens of MB at most). No layout a real program uses comes near it: what survives step 2
+/// collides after a handful of steps or is small. A layout the search cannot settle within it
+/// is accepted and written by one thread, in element order, rather than have a crafted desc
+/// hang or exhaust memory at creation.
+pub(crate) const SEARCH_BUDGET: u64 = 1 << 20;
+
+/// What [`overlap`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Overlap {
+    /// No two elements share an address.
+    Disjoint,
+    /// These two do.
+    Collides(Collision),
+    /// The search ran out of its budget before it could tell.
+    Unsettled,
+}
+
+/// [`find_collision`] with at most `budget` search steps.
+pub(crate) fn overlap(sizes: &[u32], strides: &[u64], budget: u64) -> Overlap {
     let dims = sizes.len();
     // (stride, size, original dimension) of each dimension larger than 1.
     let mut live: Vec<(u64, u64, usize)> = Vec::with_capacity(dims);
@@ -547,7 +579,7 @@ pub(crate) fn find_collision(sizes: &[u32], strides: &[u64]) -> Option<Collision
             if strides[k] == 0 {
                 let mut b = vec![0; dims];
                 b[k] = 1;
-                return Some(Collision {
+                return Overlap::Collides(Collision {
                     a: vec![0; dims],
                     b,
                     offset: 0,
@@ -567,10 +599,14 @@ pub(crate) fn find_collision(sizes: &[u32], strides: &[u64]) -> Option<Collision
         keep -= 1;
     }
     if keep == 0 {
-        return None;
+        return Overlap::Disjoint;
     }
     let live = &live[..keep];
-    let d = search_difference(live, &reach)?;
+    let d = match search_difference(live, &reach, budget) {
+        Ok(Some(d)) => d,
+        Ok(None) => return Overlap::Disjoint,
+        Err(OutOfBudget) => return Overlap::Unsettled,
+    };
     let mut a = vec![0u32; dims];
     let mut b = vec![0u32; dims];
     let mut offset = 0u64;
@@ -582,17 +618,25 @@ pub(crate) fn find_collision(sizes: &[u32], strides: &[u64]) -> Option<Collision
             b[k] = (-d[j]) as u32;
         }
     }
-    Some(Collision { a, b, offset })
+    Overlap::Collides(Collision { a, b, offset })
 }
 
+/// The search took more steps than its budget.
+struct OutOfBudget;
+
 /// Step 3 of [`find_collision`]: a nonzero `d` with `|d_j| < size_j` and `Σ d_j · stride_j = 0`.
-fn search_difference(live: &[(u64, u64, usize)], reach: &[u128]) -> Option<Vec<i64>> {
+fn search_difference(
+    live: &[(u64, u64, usize)],
+    reach: &[u128],
+    budget: u64,
+) -> core::result::Result<Option<Vec<i64>>, OutOfBudget> {
     use std::collections::HashSet;
     struct Search<'a> {
         live: &'a [(u64, u64, usize)],
         reach: &'a [u128],
         d: Vec<i64>,
         hopeless: HashSet<(usize, i128, bool)>,
+        steps_left: u64,
     }
     impl Search<'_> {
         // Chooses d[j] (dimension j and those below must sum to `target`); `started` says a
@@ -602,9 +646,10 @@ fn search_difference(live: &[(u64, u64, usize)], reach: &[u128]) -> Option<Vec<i
                 return target == 0 && started;
             }
             let j = j - 1;
-            if self.hopeless.contains(&(j, target, started)) {
+            if self.steps_left == 0 || self.hopeless.contains(&(j, target, started)) {
                 return false;
             }
+            self.steps_left -= 1;
             let (s, n, _) = self.live[j];
             let s = s as i128;
             let r = self.reach[j] as i128;
@@ -623,6 +668,10 @@ fn search_difference(live: &[(u64, u64, usize)], reach: &[u128]) -> Option<Vec<i
                 if self.go(j, target - d * s, started || d != 0) {
                     return true;
                 }
+                if self.steps_left == 0 {
+                    // Out of budget: nothing below was settled, so nothing is remembered.
+                    return false;
+                }
                 d += 1;
             }
             self.d[j] = 0;
@@ -635,8 +684,15 @@ fn search_difference(live: &[(u64, u64, usize)], reach: &[u128]) -> Option<Vec<i
         reach,
         d: vec![0; live.len()],
         hopeless: HashSet::new(),
+        steps_left: budget,
     };
-    search.go(live.len(), 0, false).then_some(search.d)
+    if search.go(live.len(), 0, false) {
+        Ok(Some(search.d))
+    } else if search.steps_left == 0 {
+        Err(OutOfBudget)
+    } else {
+        Ok(None)
+    }
 }
 
 #[cfg(test)]
@@ -681,6 +737,21 @@ mod overlap_tests {
             assert_eq!(offset(&c.a, strides), c.offset, "{ctx}: {c:?}");
             assert_eq!(offset(&c.b, strides), c.offset, "{ctx}: {c:?}");
         }
+    }
+
+    #[test]
+    fn a_search_out_of_budget_is_unsettled() {
+        use super::{overlap, Overlap};
+        // Interleaved and disjoint: step 2 cannot drop a dimension, so the search runs.
+        assert_eq!(overlap(&[2, 3], &[3, 2], u64::MAX), Overlap::Disjoint);
+        assert_eq!(overlap(&[2, 3], &[3, 2], 1), Overlap::Unsettled);
+        assert!(matches!(
+            overlap(&[3, 3], &[1, 2], u64::MAX),
+            Overlap::Collides(_)
+        ));
+        // Separable layouts and zero strides need no search at all.
+        assert_eq!(overlap(&[4, 4], &[4, 1], 0), Overlap::Disjoint);
+        assert!(matches!(overlap(&[2, 2], &[0, 1], 0), Overlap::Collides(_)));
     }
 
     #[test]

@@ -111,7 +111,8 @@ fn spans() {
     let err = Layout::validate(&short, DataType::Float32, CTX, u64::from(u32::MAX)).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "TEST: T TotalTensorSizeInBytes is 24, less than the 28 bytes its sizes and strides need"
+        "TEST: T TotalTensorSizeInBytes is 24, less than the 28 bytes its sizes and strides need; \
+         set it to at least 28 (DMLCalcBufferTensorSize)"
     );
 }
 
