@@ -1037,6 +1037,21 @@ pub fn run_case(case: &Case, scope: Scope) -> Outcome {
         &rust_tensors,
         value_type.0,
     );
+    // Past 2^22 elements the model cannot enumerate an output's offsets, so it cannot tell
+    // whether the output overlaps itself (the library decides exactly): such a case is not
+    // judged.
+    let outputs: &[usize] = if op_type.0 == 133 { &[1, 2] } else { &[1] };
+    if outputs.iter().any(|&i| !rust_tensors[i].overlap_known()) {
+        if hr == S_OK {
+            // SAFETY: created above, released once.
+            unsafe { dmls_operator_release(op) };
+        }
+        if owned {
+            // SAFETY: created above.
+            unsafe { dmls_device_release(dev) };
+        }
+        return outcome;
+    }
     match &expect {
         Ok(_) => assert_eq!(
             hr, S_OK,

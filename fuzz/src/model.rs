@@ -210,9 +210,19 @@ impl Tensor {
     /// overlaps. Otherwise, sorted by stride, the largest dimensions whose stride exceeds the
     /// span of all smaller ones cannot make two elements meet (they must agree there), so only
     /// the rest counts: more elements than offsets in its span overlap (pigeonhole); at most
-    /// 2^22 elements are decided by enumerating every offset; anything larger (not met so far)
-    /// is taken as overlapping.
+    /// 2^22 elements are decided by enumerating every offset; anything larger is taken as
+    /// overlapping here, and [`Tensor::overlap_known`] says the model cannot tell.
     pub fn distinct(&self) -> bool {
+        self.distinct_if_known().unwrap_or(false)
+    }
+
+    /// False when the model cannot tell whether the tensor's elements overlap (more than 2^22
+    /// elements left to enumerate), so a case that hinges on it is not judged.
+    pub fn overlap_known(&self) -> bool {
+        self.distinct_if_known().is_some()
+    }
+
+    fn distinct_if_known(&self) -> Option<bool> {
         let strides = self.strides_wide();
         let mut dims: Vec<(u128, u128)> = self
             .sizes
@@ -222,7 +232,7 @@ impl Tensor {
             .map(|(&n, &s)| (s, u128::from(n)))
             .collect();
         if dims.iter().any(|&(s, _)| s == 0) {
-            return false;
+            return Some(false);
         }
         dims.sort_unstable();
         let span_below = |k: usize| -> u128 {
@@ -237,10 +247,10 @@ impl Tensor {
         let rest = &dims[..keep];
         let elements = rest.iter().fold(1u128, |a, &(_, n)| a.saturating_mul(n));
         if elements > span_below(keep).saturating_add(1) {
-            return false;
+            return Some(false);
         }
         if elements > 1 << 22 {
-            return false;
+            return None;
         }
         let mut offsets = vec![0u128];
         for &(s, n) in rest {
@@ -253,7 +263,7 @@ impl Tensor {
             offsets = next;
         }
         offsets.sort_unstable();
-        offsets.windows(2).all(|w| w[0] != w[1])
+        Some(offsets.windows(2).all(|w| w[0] != w[1]))
     }
 
     /// For each byte of the tensor's total size: does it belong to an element?
