@@ -83,6 +83,16 @@ shopt -s nullglob
 for test_src in c_tests/test_*.c c_tests/test_*.cpp; do
     name=$(basename "$test_src")
     name=${name%.*}
+    if [ "$name" = test_fork ]; then
+        # GCC's AddressSanitizer runtime (libasan of GCC 12) does not lock its allocator across
+        # fork(): when another thread holds one of its size-class locks at the fork, the child's
+        # first thread to allocate from that class waits forever (seen under load: the new
+        # pool's threads blocked in SizeClassAllocator64::GetFromAllocator). glibc's malloc,
+        # which real programs use, is fork-safe, so test_fork runs plainly under ctest and
+        # under Valgrind instead (docs/robustness.md).
+        echo "skip $test_src: GCC's libasan allocator is not fork-safe (runs under ctest and Valgrind)"
+        continue
+    fi
     case "$test_src" in
         *.c) exe="$out/$name"; compile=("$CC" -std=c11 "${flags[@]}" "$test_src" "${libs[@]}" -o "$exe") ;;
         *) exe="$out/${name}_cpp"; compile=("$CXX" -std=c++17 "${flags[@]}" "$test_src" "${libs[@]}" -o "$exe") ;;

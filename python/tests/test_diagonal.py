@@ -263,7 +263,7 @@ def test_eye_like_type_needs_level():
     assert e.value.hresult == dml.E_INVALIDARG
     assert e.value.message == (
         "DIAGONAL_MATRIX: OutputTensor DataType INT64 (11) needs DML_FEATURE_LEVEL_5_1; this "
-        "device emulates DML_FEATURE_LEVEL_5_0"
+        "device emulates DML_FEATURE_LEVEL_5_0; create the device with feature level 5_1 or newer"
     )
 
 
