@@ -21,6 +21,7 @@
 //! The seed comes from DMLS_SEED (or the clock) and is printed on failure.
 
 mod cases;
+mod common;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -33,16 +34,6 @@ use rand::{Rng, SeedableRng};
 
 const THREADS: usize = 8;
 
-fn seed() -> u64 {
-    std::env::var("DMLS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-        })
-}
 
 /// Resident set size in bytes (Linux); 0 where /proc is missing.
 fn rss_bytes() -> u64 {
@@ -183,7 +174,7 @@ fn run(default_seconds: u64, check_memory: bool) {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(default_seconds);
-    let seed = seed();
+    let seed = common::seed_from_env("DMLS_SEED");
     let result = std::panic::catch_unwind(|| soak_for(seconds, seed));
     let (executions, releases, samples) = match result {
         Ok(r) => r,

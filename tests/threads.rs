@@ -12,25 +12,16 @@
 //! changes the number of cases (default 24).
 
 mod cases;
+mod common;
 
 use cases::{device, Case};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-fn seed() -> u64 {
-    std::env::var("DMLS_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-        })
-}
 
 #[test]
 fn same_bytes_on_every_thread_count() {
-    let seed = seed();
+    let seed = common::seed_from_env("DMLS_SEED");
     let cases: usize = std::env::var("DMLS_THREADS_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -69,7 +60,7 @@ fn every_simd_level() {
         return;
     }
     let exe = std::env::current_exe().expect("test executable");
-    let seed = seed();
+    let seed = common::seed_from_env("DMLS_SEED");
     for level in ["sse2", "portable"] {
         let out = std::process::Command::new(&exe)
             .args(["--exact", "same_bytes_on_every_thread_count", "--nocapture"])
