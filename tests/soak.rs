@@ -34,7 +34,6 @@ use rand::{Rng, SeedableRng};
 
 const THREADS: usize = 8;
 
-
 /// Resident set size in bytes (Linux); 0 where /proc is missing.
 fn rss_bytes() -> u64 {
     let pages = std::fs::read_to_string("/proc/self/statm")

@@ -18,7 +18,6 @@ use cases::{device, Case};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-
 #[test]
 fn same_bytes_on_every_thread_count() {
     let seed = common::seed_from_env("DMLS_SEED");
