@@ -12,6 +12,8 @@ use directml_subset::{
     DMLS_DEVICE_FLAG_EXTENSIONS,
 };
 use rand::rngs::SmallRng;
+
+use crate::common::{element, random_elements};
 use rand::Rng;
 
 pub const CANARY: u8 = 0xA5;
@@ -69,59 +71,11 @@ pub struct Case {
     pub what: String,
 }
 
-/// One element's bytes: zero (floats sometimes -0.0) or nonzero (floats sometimes NaN,
-/// infinities, subnormals, a value whose only set bit is high).
-fn element(rng: &mut SmallRng, t: DataType, nonzero: bool, out: &mut [u8]) {
-    let size = t.size();
-    let sign: u64 = 1 << (size * 8 - 1);
-    let bits: u64 = if !nonzero {
-        if t.is_float() && rng.random_bool(0.3) {
-            sign
-        } else {
-            0
-        }
-    } else {
-        let v = match rng.random_range(0..6) {
-            0 => 1,
-            1 => sign >> 1,
-            2 => sign | 1,
-            _ => loop {
-                let v = rng.random::<u64>() & (sign | (sign - 1));
-                if v != 0 && v != sign {
-                    break v;
-                }
-            },
-        };
-        if t.is_float() && rng.random_bool(0.1) {
-            // An infinity or NaN.
-            let exp: u64 = match size {
-                2 => 0x7C00,
-                4 => 0x7F80_0000,
-                _ => 0x7FF0_0000_0000_0000,
-            };
-            exp | (v & 1)
-        } else {
-            v
-        }
-    };
-    out.copy_from_slice(&bits.to_ne_bytes()[..size]);
-}
-
+/// `bytes` bytes of random elements of `t` (tests/common's generator), in a [`Buf`].
 fn random_bytes(rng: &mut SmallRng, t: DataType, bytes: u64, density: f64) -> Buf {
+    let elements = random_elements(rng, t, bytes as usize, density);
     let mut b = Buf::new(bytes, 0);
-    let runs = rng.random_bool(0.3);
-    let mut state = rng.random_bool(density);
-    for e in b.bytes_mut().chunks_exact_mut(t.size()) {
-        let nz = if runs {
-            if rng.random_bool(0.01) {
-                state = rng.random_bool(density);
-            }
-            state
-        } else {
-            rng.random_bool(density)
-        };
-        element(rng, t, nz, e);
-    }
+    b.bytes_mut().copy_from_slice(elements.bytes());
     b
 }
 
