@@ -14,6 +14,27 @@
 static int dmls_test_failures = 0;
 static int dmls_test_checks = 0;
 
+/* The name of an HRESULT the library returns ("E_INVALIDARG", ...); "an undocumented HRESULT"
+ * for any other. */
+static inline const char *dmls_test_hresult_name(HRESULT hr) {
+    static const struct {
+        HRESULT hr;
+        const char *name;
+    } names[] = {{S_OK, "S_OK"},
+                 {E_INVALIDARG, "E_INVALIDARG"},
+                 {E_POINTER, "E_POINTER"},
+                 {E_OUTOFMEMORY, "E_OUTOFMEMORY"},
+                 {E_NOTIMPL, "E_NOTIMPL"},
+                 {E_FAIL, "E_FAIL"},
+                 {DXGI_ERROR_UNSUPPORTED, "DXGI_ERROR_UNSUPPORTED"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
+        if (names[i].hr == hr) {
+            return names[i].name;
+        }
+    }
+    return "an undocumented HRESULT";
+}
+
 /* The calling thread's last error message ("" when there is none). */
 static inline const char *dmls_test_message(void) {
     static char buffer[1024];
@@ -52,8 +73,10 @@ static inline const char *dmls_test_message(void) {
         ++dmls_test_checks;                                                                   \
         if (hr_ != want_) {                                                                   \
             ++dmls_test_failures;                                                             \
-            fprintf(stderr, "%s:%d: %s returned 0x%08X, expected 0x%08X (message: \"%s\")\n", \
-                    __FILE__, __LINE__, #expr, (unsigned)hr_, (unsigned)want_, msg_);         \
+            fprintf(stderr, "%s:%d: %s returned 0x%08X (%s), expected 0x%08X (%s); "          \
+                            "message: \"%s\"\n",                                              \
+                    __FILE__, __LINE__, #expr, (unsigned)hr_, dmls_test_hresult_name(hr_),    \
+                    (unsigned)want_, dmls_test_hresult_name(want_), msg_);                    \
         } else if (FAILED(hr_) && msg_[0] == '\0') {                                          \
             ++dmls_test_failures;                                                             \
             fprintf(stderr, "%s:%d: %s failed with 0x%08X but left no message\n", __FILE__,   \
@@ -89,16 +112,16 @@ static inline int dmls_test_finish(const char *name) {
 
 /* A buffer tensor desc; TotalTensorSizeInBytes from dmls_calc_buffer_tensor_size. */
 static inline DML_BUFFER_TENSOR_DESC dmls_test_buffer(DML_TENSOR_DATA_TYPE type, UINT dims,
-                                               const UINT *sizes, const UINT *strides) {
-    DML_BUFFER_TENSOR_DESC d;
-    memset(&d, 0, sizeof d);
-    d.DataType = type;
-    d.Flags = DML_TENSOR_FLAG_NONE;
-    d.DimensionCount = dims;
-    d.Sizes = sizes;
-    d.Strides = strides;
-    d.TotalTensorSizeInBytes = dmls_calc_buffer_tensor_size(type, dims, sizes, strides);
-    d.GuaranteedBaseOffsetAlignment = 0;
+                                                      const UINT *sizes, const UINT *strides) {
+    const DML_BUFFER_TENSOR_DESC d = {
+        .DataType = type,
+        .Flags = DML_TENSOR_FLAG_NONE,
+        .DimensionCount = dims,
+        .Sizes = sizes,
+        .Strides = strides,
+        .TotalTensorSizeInBytes = dmls_calc_buffer_tensor_size(type, dims, sizes, strides),
+        .GuaranteedBaseOffsetAlignment = 0,
+    };
     return d;
 }
 
@@ -126,15 +149,8 @@ static inline void dmls_test_owned_tensor_init(dmls_test_owned_tensor *t,
     if (strides != NULL) {
         memcpy(t->strides, strides, dims * sizeof(UINT));
     }
-    t->buf.DataType = type;
-    t->buf.Flags = DML_TENSOR_FLAG_NONE;
-    t->buf.DimensionCount = dims;
-    t->buf.Sizes = t->sizes;
-    t->buf.Strides = strides != NULL ? t->strides : NULL;
-    t->buf.TotalTensorSizeInBytes = dmls_calc_buffer_tensor_size(type, dims, sizes, strides);
-    t->buf.GuaranteedBaseOffsetAlignment = 0;
-    t->desc.Type = DML_TENSOR_TYPE_BUFFER;
-    t->desc.Desc = &t->buf;
+    t->buf = dmls_test_buffer(type, dims, t->sizes, strides != NULL ? t->strides : NULL);
+    t->desc = dmls_test_tensor(&t->buf);
 }
 
 /* A NONZERO_COORDINATES operator desc over three owned tensors; also used in place. */
@@ -183,6 +199,55 @@ static inline dmls_device *dmls_test_device_flags(DML_FEATURE_LEVEL level, uint3
 
 static inline dmls_device *dmls_test_device(DML_FEATURE_LEVEL level) {
     return dmls_test_device_flags(level, 0);
+}
+
+/* Creates an operator from a valid desc: NULL, counted as a failure, when creation fails, and a
+ * failure too when it succeeds but leaves a message (as CHECK_HR). `what` names it in reports. */
+static inline dmls_operator *dmls_test_create(const dmls_device *device,
+                                              const DML_OPERATOR_DESC *desc, const char *what) {
+    dmls_operator *op = NULL;
+    HRESULT hr = dmls_device_create_operator(device, desc, &op);
+    ++dmls_test_checks;
+    if (FAILED(hr) || op == NULL) {
+        ++dmls_test_failures;
+        fprintf(stderr, "creating %s failed: 0x%08X (%s) %s\n", what, (unsigned)hr,
+                dmls_test_hresult_name(hr), dmls_test_message());
+        return NULL;
+    }
+    if (dmls_test_message()[0] != '\0') {
+        ++dmls_test_failures;
+        fprintf(stderr, "creating %s succeeded but left the message \"%s\"\n", what,
+                dmls_test_message());
+    }
+    return op;
+}
+
+/* Creates NONZERO_COORDINATES over three buffer tensor descs, as dmls_test_create does. */
+static inline dmls_operator *dmls_test_create_nonzero(const dmls_device *device,
+                                                      const DML_BUFFER_TENSOR_DESC *input,
+                                                      const DML_BUFFER_TENSOR_DESC *count,
+                                                      const DML_BUFFER_TENSOR_DESC *coordinates) {
+    const DML_TENSOR_DESC in_t = dmls_test_tensor(input), count_t = dmls_test_tensor(count),
+                          coord_t = dmls_test_tensor(coordinates);
+    const DML_NONZERO_COORDINATES_OPERATOR_DESC nz = {&in_t, &count_t, &coord_t};
+    const DML_OPERATOR_DESC desc = {DML_OPERATOR_NONZERO_COORDINATES, &nz};
+    return dmls_test_create(device, &desc, "NONZERO_COORDINATES");
+}
+
+/* A DIAGONAL_MATRIX1 desc of `type` writing `output` (from `input`, or from nothing when it is
+ * NULL) with the fill band [begin, end) and a Value of all zero bits; set Value after. */
+static inline DML_DIAGONAL_MATRIX1_OPERATOR_DESC dmls_test_diagonal1(
+    const DML_TENSOR_DESC *input, const DML_TENSOR_DESC *output, DML_TENSOR_DATA_TYPE type,
+    INT begin, INT end) {
+    const DML_DIAGONAL_MATRIX1_OPERATOR_DESC d = {
+        .InputTensor = input,
+        .OutputTensor = output,
+        .ValueDataType = type,
+        .Value = {.UInt64 = 0},
+        .DiagonalFillBegin = begin,
+        .DiagonalFillEnd = end,
+    };
+    return d;
 }
 
 #endif /* DMLS_TEST_H */

@@ -20,13 +20,7 @@ static dmls_operator *make_nonzero(dmls_device *device, UINT input_alignment) {
     in_b.GuaranteedBaseOffsetAlignment = input_alignment;
     DML_BUFFER_TENSOR_DESC count_b = dmls_test_buffer(DML_TENSOR_DATA_TYPE_UINT32, 1, count_sizes, NULL);
     DML_BUFFER_TENSOR_DESC coord_b = dmls_test_buffer(DML_TENSOR_DATA_TYPE_UINT32, 2, coord_sizes, NULL);
-    DML_TENSOR_DESC in_t = dmls_test_tensor(&in_b), count_t = dmls_test_tensor(&count_b),
-                    coord_t = dmls_test_tensor(&coord_b);
-    DML_NONZERO_COORDINATES_OPERATOR_DESC nz = {&in_t, &count_t, &coord_t};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_NONZERO_COORDINATES, &nz};
-    dmls_operator *op = NULL;
-    CHECK_HR(dmls_device_create_operator(device, &desc, &op), S_OK);
-    return op;
+    return dmls_test_create_nonzero(device, &in_b, &count_b, &coord_b);
 }
 
 static _Alignas(64) unsigned char arena[1024];
@@ -135,18 +129,11 @@ static dmls_operator *make_diag1(dmls_device *device, int with_input, const UINT
     DML_BUFFER_TENSOR_DESC in_b = dmls_test_buffer(DML_TENSOR_DATA_TYPE_FLOAT32, 2, sizes, in_strides);
     DML_BUFFER_TENSOR_DESC out_b = dmls_test_buffer(DML_TENSOR_DATA_TYPE_FLOAT32, 2, sizes, out_strides);
     DML_TENSOR_DESC in_t = dmls_test_tensor(&in_b), out_t = dmls_test_tensor(&out_b);
-    DML_DIAGONAL_MATRIX1_OPERATOR_DESC d;
-    memset(&d, 0, sizeof d);
-    d.InputTensor = with_input ? &in_t : NULL;
-    d.OutputTensor = &out_t;
-    d.ValueDataType = DML_TENSOR_DATA_TYPE_FLOAT32;
+    DML_DIAGONAL_MATRIX1_OPERATOR_DESC d = dmls_test_diagonal1(
+        with_input ? &in_t : NULL, &out_t, DML_TENSOR_DATA_TYPE_FLOAT32, begin, end);
     d.Value.Float32 = 0.0f;
-    d.DiagonalFillBegin = begin;
-    d.DiagonalFillEnd = end;
     DML_OPERATOR_DESC desc = {DML_OPERATOR_DIAGONAL_MATRIX1, &d};
-    dmls_operator *op = NULL;
-    CHECK_HR(dmls_device_create_operator(device, &desc, &op), S_OK);
-    return op;
+    return dmls_test_create(device, &desc, "DIAGONAL_MATRIX1");
 }
 
 static const float seed_matrix[20] = {4, 7, 3, 7, 9, 1, 2, 8, 6, 9, 9, 4, 1, 8, 7, 4, 3, 4, 2, 4};
@@ -253,12 +240,7 @@ static void onnx_runtime_nonzero(dmls_device *device) {
         dmls_test_buffer(DML_TENSOR_DATA_TYPE_UINT32, 2, coord_sizes, coord_strides);
     CHECK_EQ_U64(coord_b.TotalTensorSizeInBytes, (1 + (M - 1) * 2 + (RANK - 1) * 2 * M) * 4);
     coord_b.TotalTensorSizeInBytes = (UINT64)M * RANK * 8; /* ORT gives the int64 buffer's size */
-    DML_TENSOR_DESC in_t = dmls_test_tensor(&in_b), count_t = dmls_test_tensor(&count_b),
-                    coord_t = dmls_test_tensor(&coord_b);
-    DML_NONZERO_COORDINATES_OPERATOR_DESC nz = {&in_t, &count_t, &coord_t};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_NONZERO_COORDINATES, &nz};
-    dmls_operator *op = NULL;
-    CHECK_HR(dmls_device_create_operator(device, &desc, &op), S_OK);
+    dmls_operator *op = dmls_test_create_nonzero(device, &in_b, &count_b, &coord_b);
     if (!op) return;
 
     static _Alignas(16) int32_t input[M];
@@ -312,12 +294,7 @@ static void canaries(dmls_device *device) {
         dmls_test_buffer(DML_TENSOR_DATA_TYPE_UINT32, 2, coord_sizes, coord_strides);
     CHECK_EQ_U64(coord_b.TotalTensorSizeInBytes, 92);
     coord_b.TotalTensorSizeInBytes = 128;
-    DML_TENSOR_DESC in_t = dmls_test_tensor(&in_b), count_t = dmls_test_tensor(&count_b),
-                    coord_t = dmls_test_tensor(&coord_b);
-    DML_NONZERO_COORDINATES_OPERATOR_DESC nz = {&in_t, &count_t, &coord_t};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_NONZERO_COORDINATES, &nz};
-    dmls_operator *op = NULL;
-    CHECK_HR(dmls_device_create_operator(device, &desc, &op), S_OK);
+    dmls_operator *op = dmls_test_create_nonzero(device, &in_b, &count_b, &coord_b);
     static _Alignas(16) uint8_t input[8] = {0, 9, 0, 0, 7, 0, 0, 1};
     static _Alignas(16) uint32_t count[4], coords[40];
     for (int i = 0; i < 4; ++i) count[i] = CANARY32;
@@ -368,12 +345,7 @@ static void broadcast_input(dmls_device *device) {
     CHECK_EQ_U64(in_b.TotalTensorSizeInBytes, 8);
     DML_BUFFER_TENSOR_DESC count_b = dmls_test_buffer(DML_TENSOR_DATA_TYPE_UINT32, 1, count_sizes, NULL);
     DML_BUFFER_TENSOR_DESC coord_b = dmls_test_buffer(DML_TENSOR_DATA_TYPE_UINT32, 2, coord_sizes, NULL);
-    DML_TENSOR_DESC in_t = dmls_test_tensor(&in_b), count_t = dmls_test_tensor(&count_b),
-                    coord_t = dmls_test_tensor(&coord_b);
-    DML_NONZERO_COORDINATES_OPERATOR_DESC nz = {&in_t, &count_t, &coord_t};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_NONZERO_COORDINATES, &nz};
-    dmls_operator *op = NULL;
-    CHECK_HR(dmls_device_create_operator(device, &desc, &op), S_OK);
+    dmls_operator *op = dmls_test_create_nonzero(device, &in_b, &count_b, &coord_b);
     static _Alignas(16) int16_t row[4] = {0, -3, 0, 5};
     static _Alignas(16) uint32_t count[1], coords[24];
     DML_BUFFER_BINDING b_in, b_count, b_coords;

@@ -20,13 +20,7 @@ static void nonzero_example(DML_FEATURE_LEVEL level) {
     CHECK_EQ_U64(in_b.TotalTensorSizeInBytes, 32);
     CHECK_EQ_U64(count_b.TotalTensorSizeInBytes, 4);
     CHECK_EQ_U64(coord_b.TotalTensorSizeInBytes, 96);
-    DML_TENSOR_DESC in_t = dmls_test_tensor(&in_b);
-    DML_TENSOR_DESC count_t = dmls_test_tensor(&count_b);
-    DML_TENSOR_DESC coord_t = dmls_test_tensor(&coord_b);
-    DML_NONZERO_COORDINATES_OPERATOR_DESC nz = {&in_t, &count_t, &coord_t};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_NONZERO_COORDINATES, &nz};
-    dmls_operator *op = NULL;
-    CHECK_HR(dmls_device_create_operator(device, &desc, &op), S_OK);
+    dmls_operator *op = dmls_test_create_nonzero(device, &in_b, &count_b, &coord_b);
 
     const float input[8] = {1.0f, 0.0f, 0.0f, 2.0f, -0.0f, 3.5f, 0.0f, -5.2f};
     uint32_t count[4] = {0xDEADBEEF, 0xCAFEF00D, 0xCAFEF00D, 0xCAFEF00D};
@@ -63,17 +57,11 @@ static void diagonal1(const char *what, const float *input, float value, INT beg
     const UINT sizes[2] = {4, 5};
     DML_BUFFER_TENSOR_DESC b = dmls_test_buffer(DML_TENSOR_DATA_TYPE_FLOAT32, 2, sizes, NULL);
     DML_TENSOR_DESC t = dmls_test_tensor(&b);
-    DML_DIAGONAL_MATRIX1_OPERATOR_DESC d;
-    memset(&d, 0, sizeof d);
-    d.InputTensor = input ? &t : NULL;
-    d.OutputTensor = &t;
-    d.ValueDataType = DML_TENSOR_DATA_TYPE_FLOAT32;
+    DML_DIAGONAL_MATRIX1_OPERATOR_DESC d =
+        dmls_test_diagonal1(input ? &t : NULL, &t, DML_TENSOR_DATA_TYPE_FLOAT32, begin, end);
     d.Value.Float32 = value;
-    d.DiagonalFillBegin = begin;
-    d.DiagonalFillEnd = end;
     DML_OPERATOR_DESC desc = {DML_OPERATOR_DIAGONAL_MATRIX1, &d};
-    dmls_operator *op = NULL;
-    CHECK_HR(dmls_device_create_operator(device, &desc, &op), S_OK);
+    dmls_operator *op = dmls_test_create(device, &desc, what);
 
     float out[24];
     for (int i = 0; i < 24; ++i) out[i] = -123.0f;
