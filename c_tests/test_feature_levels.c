@@ -45,39 +45,58 @@ static HRESULT nonzero(DML_FEATURE_LEVEL level, UINT in_dims, UINT count_dims, U
     return create(level, &desc);
 }
 
-static void nonzero_levels(void) {
+/* NONZERO_COORDINATES by level: the input's, count's and coordinates' DimensionCounts, N, and
+   the answer (and a part of the message, where one is checked). */
+static const struct {
+    DML_FEATURE_LEVEL level;
+    UINT in_dims, count_dims, coord_dims, n;
+    HRESULT want;
+    const char *needle;
+} nonzero_cases[] = {
     /* Introduced at 3.0. */
-    CHECK_HR(nonzero(DML_FEATURE_LEVEL_2_1, 4, 4, 4, 2), E_INVALIDARG);
-    CHECK_MESSAGE_HAS("3_0");
-    CHECK_HR(nonzero(DML_FEATURE_LEVEL_1_0, 4, 4, 4, 2), E_INVALIDARG);
-    CHECK_HR(nonzero(DML_FEATURE_LEVEL_3_0, 4, 4, 4, 2), S_OK);
-    CHECK_HR(nonzero(DML_FEATURE_LEVEL_3_0, 5, 5, 5, 2), S_OK);
-    CHECK_HR(nonzero(DML_FEATURE_LEVEL_3_1, 5, 5, 5, 5), S_OK);
+    {DML_FEATURE_LEVEL_2_1, 4, 4, 4, 2, E_INVALIDARG, "3_0"},
+    {DML_FEATURE_LEVEL_1_0, 4, 4, 4, 2, E_INVALIDARG, NULL},
+    {DML_FEATURE_LEVEL_3_0, 4, 4, 4, 2, S_OK, NULL},
+    {DML_FEATURE_LEVEL_3_0, 5, 5, 5, 2, S_OK, NULL},
+    {DML_FEATURE_LEVEL_3_1, 5, 5, 5, 5, S_OK, NULL},
     /* 3.x: 4 or 5 dims, all three the same. */
-    CHECK_HR(nonzero(DML_FEATURE_LEVEL_3_0, 2, 2, 2, 2), E_INVALIDARG);
-    CHECK_MESSAGE_HAS("DimensionCount");
-    CHECK_HR(nonzero(DML_FEATURE_LEVEL_3_1, 4, 5, 5, 2), E_INVALIDARG);
-    CHECK_HR(nonzero(DML_FEATURE_LEVEL_3_1, 5, 5, 4, 2), E_INVALIDARG);
-    CHECK_HR(nonzero(DML_FEATURE_LEVEL_3_1, 6, 6, 6, 2), E_INVALIDARG);
+    {DML_FEATURE_LEVEL_3_0, 2, 2, 2, 2, E_INVALIDARG, "DimensionCount"},
+    {DML_FEATURE_LEVEL_3_1, 4, 5, 5, 2, E_INVALIDARG, NULL},
+    {DML_FEATURE_LEVEL_3_1, 5, 5, 4, 2, E_INVALIDARG, NULL},
+    {DML_FEATURE_LEVEL_3_1, 6, 6, 6, 2, E_INVALIDARG, NULL},
     /* 4.0 and later: input 1-8, count 1-8, coordinates 2-8, independently. */
-    CHECK_HR(nonzero(DML_FEATURE_LEVEL_4_0, 1, 1, 2, 1), S_OK);
-    CHECK_HR(nonzero(DML_FEATURE_LEVEL_4_0, 2, 1, 2, 2), S_OK);
-    CHECK_HR(nonzero(DML_FEATURE_LEVEL_4_0, 8, 8, 8, 8), S_OK);
-    CHECK_HR(nonzero(DML_FEATURE_LEVEL_6_4, 6, 3, 7, 4), S_OK);
-    CHECK_HR(nonzero(DML_FEATURE_LEVEL_4_0, 2, 1, 1, 2), E_INVALIDARG);
+    {DML_FEATURE_LEVEL_4_0, 1, 1, 2, 1, S_OK, NULL},
+    {DML_FEATURE_LEVEL_4_0, 2, 1, 2, 2, S_OK, NULL},
+    {DML_FEATURE_LEVEL_4_0, 8, 8, 8, 8, S_OK, NULL},
+    {DML_FEATURE_LEVEL_6_4, 6, 3, 7, 4, S_OK, NULL},
+    {DML_FEATURE_LEVEL_4_0, 2, 1, 1, 2, E_INVALIDARG, NULL},
+};
+
+/* Says which table row failed when a check of it did. */
+static void name_failed_row(const char *table, size_t row, int failures_before) {
+    if (dmls_test_failures != failures_before) {
+        fprintf(stderr, "  (in %s[%zu])\n", table, row);
+    }
+}
+
+static void nonzero_levels(void) {
+    for (size_t i = 0; i < sizeof nonzero_cases / sizeof nonzero_cases[0]; ++i) {
+        const int failures = dmls_test_failures;
+        CHECK_HR(nonzero(nonzero_cases[i].level, nonzero_cases[i].in_dims,
+                         nonzero_cases[i].count_dims, nonzero_cases[i].coord_dims,
+                         nonzero_cases[i].n),
+                 nonzero_cases[i].want);
+        if (nonzero_cases[i].needle) CHECK_MESSAGE_HAS(nonzero_cases[i].needle);
+        name_failed_row("nonzero_cases", i, failures);
+    }
 }
 
 static HRESULT diagonal1(DML_FEATURE_LEVEL level, DML_TENSOR_DATA_TYPE type, UINT dims, int with_input) {
     UINT sizes[8] = {2, 2, 3, 3, 3, 3, 3, 3};
     DML_BUFFER_TENSOR_DESC b = dmls_test_buffer(type, dims, sizes, NULL);
     DML_TENSOR_DESC t = dmls_test_tensor(&b);
-    DML_DIAGONAL_MATRIX1_OPERATOR_DESC d;
-    memset(&d, 0, sizeof d);
-    d.InputTensor = with_input ? &t : NULL;
-    d.OutputTensor = &t;
-    d.ValueDataType = type;
-    d.DiagonalFillBegin = 0;
-    d.DiagonalFillEnd = 1;
+    DML_DIAGONAL_MATRIX1_OPERATOR_DESC d =
+        dmls_test_diagonal1(with_input ? &t : NULL, &t, type, 0, 1);
     DML_OPERATOR_DESC desc = {DML_OPERATOR_DIAGONAL_MATRIX1, &d};
     return create(level, &desc);
 }
@@ -114,18 +133,42 @@ static HRESULT diagonal(DML_FEATURE_LEVEL level, DML_TENSOR_DATA_TYPE type, UINT
     return create(level, &desc);
 }
 
-static void diagonal_matrix_levels(void) {
+/* DIAGONAL_MATRIX by level: the output's data type and DimensionCount, and the answer (and a
+   part of the message, where one is checked). */
+static const struct {
+    DML_FEATURE_LEVEL level;
+    DML_TENSOR_DATA_TYPE type;
+    UINT dims;
+    HRESULT want;
+    const char *needle;
+} diagonal_cases[] = {
     /* Not in 1.0. */
-    CHECK_HR(diagonal(DML_FEATURE_LEVEL_1_0, DML_TENSOR_DATA_TYPE_FLOAT32, 4), E_INVALIDARG);
-    CHECK_MESSAGE_HAS("2_0");
+    {DML_FEATURE_LEVEL_1_0, DML_TENSOR_DATA_TYPE_FLOAT32, 4, E_INVALIDARG, "2_0"},
     /* 2.0: 4 dims, FLOAT32 and FLOAT16. */
-    CHECK_HR(diagonal(DML_FEATURE_LEVEL_2_0, DML_TENSOR_DATA_TYPE_FLOAT32, 4), S_OK);
-    CHECK_HR(diagonal(DML_FEATURE_LEVEL_2_0, DML_TENSOR_DATA_TYPE_FLOAT16, 4), S_OK);
-    CHECK_HR(diagonal(DML_FEATURE_LEVEL_2_0, DML_TENSOR_DATA_TYPE_INT32, 4), E_INVALIDARG);
-    CHECK_MESSAGE_HAS("2_1");
-    CHECK_HR(diagonal(DML_FEATURE_LEVEL_2_0, DML_TENSOR_DATA_TYPE_FLOAT32, 2), E_INVALIDARG);
-    CHECK_HR(diagonal(DML_FEATURE_LEVEL_2_0, DML_TENSOR_DATA_TYPE_FLOAT32, 3), E_INVALIDARG);
-    /* 2.1: adds the 8-32 bit integers; still 4 dims. */
+    {DML_FEATURE_LEVEL_2_0, DML_TENSOR_DATA_TYPE_FLOAT32, 4, S_OK, NULL},
+    {DML_FEATURE_LEVEL_2_0, DML_TENSOR_DATA_TYPE_FLOAT16, 4, S_OK, NULL},
+    {DML_FEATURE_LEVEL_2_0, DML_TENSOR_DATA_TYPE_INT32, 4, E_INVALIDARG, "2_1"},
+    {DML_FEATURE_LEVEL_2_0, DML_TENSOR_DATA_TYPE_FLOAT32, 2, E_INVALIDARG, NULL},
+    {DML_FEATURE_LEVEL_2_0, DML_TENSOR_DATA_TYPE_FLOAT32, 3, E_INVALIDARG, NULL},
+    /* 2.1 adds the 8-32 bit integers (the loop below), not FLOAT64. */
+    {DML_FEATURE_LEVEL_2_1, DML_TENSOR_DATA_TYPE_FLOAT64, 4, E_INVALIDARG, NULL},
+    /* 4.0: 2 to 4 dims. */
+    {DML_FEATURE_LEVEL_4_0, DML_TENSOR_DATA_TYPE_FLOAT32, 2, S_OK, NULL},
+    {DML_FEATURE_LEVEL_4_0, DML_TENSOR_DATA_TYPE_FLOAT16, 3, S_OK, NULL},
+    {DML_FEATURE_LEVEL_4_0, DML_TENSOR_DATA_TYPE_FLOAT32, 1, E_INVALIDARG, NULL},
+    /* No 4-bit types. */
+    {DML_FEATURE_LEVEL_6_4, DML_TENSOR_DATA_TYPE_INT4, 2, E_INVALIDARG, NULL},
+};
+
+static void diagonal_matrix_levels(void) {
+    for (size_t i = 0; i < sizeof diagonal_cases / sizeof diagonal_cases[0]; ++i) {
+        const int failures = dmls_test_failures;
+        CHECK_HR(diagonal(diagonal_cases[i].level, diagonal_cases[i].type, diagonal_cases[i].dims),
+                 diagonal_cases[i].want);
+        if (diagonal_cases[i].needle) CHECK_MESSAGE_HAS(diagonal_cases[i].needle);
+        name_failed_row("diagonal_cases", i, failures);
+    }
+    /* 2.1: adds the 8-32 bit integers; still 4 dims before 4.0. */
     static const DML_TENSOR_DATA_TYPE ints[6] = {
         DML_TENSOR_DATA_TYPE_INT32, DML_TENSOR_DATA_TYPE_INT16, DML_TENSOR_DATA_TYPE_INT8,
         DML_TENSOR_DATA_TYPE_UINT32, DML_TENSOR_DATA_TYPE_UINT16, DML_TENSOR_DATA_TYPE_UINT8};
@@ -134,11 +177,6 @@ static void diagonal_matrix_levels(void) {
         CHECK_HR(diagonal(DML_FEATURE_LEVEL_3_1, ints[i], 2), E_INVALIDARG);
         CHECK_HR(diagonal(DML_FEATURE_LEVEL_4_0, ints[i], 2), S_OK);
     }
-    CHECK_HR(diagonal(DML_FEATURE_LEVEL_2_1, DML_TENSOR_DATA_TYPE_FLOAT64, 4), E_INVALIDARG);
-    /* 4.0: 2 to 4 dims. */
-    CHECK_HR(diagonal(DML_FEATURE_LEVEL_4_0, DML_TENSOR_DATA_TYPE_FLOAT32, 2), S_OK);
-    CHECK_HR(diagonal(DML_FEATURE_LEVEL_4_0, DML_TENSOR_DATA_TYPE_FLOAT16, 3), S_OK);
-    CHECK_HR(diagonal(DML_FEATURE_LEVEL_4_0, DML_TENSOR_DATA_TYPE_FLOAT32, 1), E_INVALIDARG);
     /* 5.1: adds FLOAT64, INT64, UINT64. */
     static const DML_TENSOR_DATA_TYPE wide[3] = {
         DML_TENSOR_DATA_TYPE_FLOAT64, DML_TENSOR_DATA_TYPE_INT64, DML_TENSOR_DATA_TYPE_UINT64};
@@ -147,7 +185,6 @@ static void diagonal_matrix_levels(void) {
         CHECK_MESSAGE_HAS("5_1");
         CHECK_HR(diagonal(DML_FEATURE_LEVEL_5_1, wide[i], 2), S_OK);
     }
-    CHECK_HR(diagonal(DML_FEATURE_LEVEL_6_4, DML_TENSOR_DATA_TYPE_INT4, 2), E_INVALIDARG);
 }
 
 static HRESULT query_levels(dmls_device *device, const DML_FEATURE_LEVEL *levels, UINT count,
