@@ -649,10 +649,7 @@ public:
         nz.InputTensor = d.input.get();
         nz.OutputCountTensor = d.output_count.get();
         nz.OutputCoordinatesTensor = d.output_coordinates.get();
-        DML_OPERATOR_DESC desc;
-        desc.Type = DML_OPERATOR_NONZERO_COORDINATES;
-        desc.Desc = &nz;
-        return create_operator(desc);
+        return create_operator_of(DML_OPERATOR_NONZERO_COORDINATES, nz);
     }
 
     op create_operator(const diagonal_matrix1_desc &d) const {
@@ -663,10 +660,7 @@ public:
         g.Value = d.value.value;
         g.DiagonalFillBegin = d.diagonal_fill_begin;
         g.DiagonalFillEnd = d.diagonal_fill_end;
-        DML_OPERATOR_DESC desc;
-        desc.Type = DML_OPERATOR_DIAGONAL_MATRIX1;
-        desc.Desc = &g;
-        return create_operator(desc);
+        return create_operator_of(DML_OPERATOR_DIAGONAL_MATRIX1, g);
     }
 
     op create_operator(const diagonal_matrix_desc &d) const {
@@ -674,13 +668,19 @@ public:
         g.OutputTensor = d.output.get();
         g.Offset = d.offset;
         g.Value = d.value;
-        DML_OPERATOR_DESC desc;
-        desc.Type = DML_OPERATOR_DIAGONAL_MATRIX;
-        desc.Desc = &g;
-        return create_operator(desc);
+        return create_operator_of(DML_OPERATOR_DIAGONAL_MATRIX, g);
     }
 
 private:
+    // Wraps an operator-specific desc in the DML_OPERATOR_DESC of `type` and creates it.
+    template <class OperatorDesc>
+    op create_operator_of(DML_OPERATOR_TYPE type, const OperatorDesc &operator_desc) const {
+        DML_OPERATOR_DESC desc;
+        desc.Type = type;
+        desc.Desc = &operator_desc;
+        return create_operator(desc);
+    }
+
     dmls_device *handle_ = nullptr;
 };
 
