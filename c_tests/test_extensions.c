@@ -280,6 +280,29 @@ static void nonzero_init_strided(dmls_test_nonzero *n, UINT in_dims, const UINT 
                       out_type, coords_dims, coords_sizes, coords_strides);
 }
 
+/* Both devices refuse `desc` with E_INVALIDARG and a message containing `needle`. */
+static void expect_both_refuse(dmls_device *strict, dmls_device *ext,
+                               const DML_OPERATOR_DESC *desc, const char *needle) {
+    dmls_operator *op = NULL;
+    CHECK_HR(dmls_device_create_operator(strict, desc, &op), E_INVALIDARG);
+    CHECK_MESSAGE_HAS(needle);
+    CHECK_HR(dmls_device_create_operator(ext, desc, &op), E_INVALIDARG);
+    CHECK_MESSAGE_HAS(needle);
+    CHECK(op == NULL);
+}
+
+/* Only the device with DMLS_DEVICE_FLAG_EXTENSIONS accepts `desc`; the strict one names the flag. */
+static void expect_extensions_only(dmls_device *strict, dmls_device *ext,
+                                   const DML_OPERATOR_DESC *desc) {
+    dmls_operator *op = NULL;
+    CHECK_HR(dmls_device_create_operator(strict, desc, &op), E_INVALIDARG);
+    CHECK_MESSAGE_HAS("DMLS_DEVICE_FLAG_EXTENSIONS");
+    CHECK(op == NULL);
+    CHECK_HR(dmls_device_create_operator(ext, desc, &op), S_OK);
+    CHECK(op != NULL);
+    dmls_operator_release(op);
+}
+
 /* Tensors of more than 2^32 - 1 elements need 64-bit counts and coordinates. Inputs and
  * coordinates are broadcast (stride 0), so the descs span a few bytes; only operator creation
  * is checked (running one would scan 2^32 elements). */
@@ -295,23 +318,13 @@ static void test_element_limit(dmls_device *strict, dmls_device *ext) {
 
     nonzero_init_strided(&n, 2, in_sizes, zero_strides, DML_TENSOR_DATA_TYPE_UINT32, 2,
                          coords_sizes, coords_strides);
-    CHECK_HR(dmls_device_create_operator(strict, &n.op, &op), E_INVALIDARG);
-    CHECK_MESSAGE_HAS("OutputCoordinatesTensor has 8589934590 elements");
-    CHECK_HR(dmls_device_create_operator(ext, &n.op, &op), E_INVALIDARG);
-    CHECK_MESSAGE_HAS("OutputCoordinatesTensor has 8589934590 elements");
-    CHECK(op == NULL);
+    expect_both_refuse(strict, ext, &n.op, "OutputCoordinatesTensor has 8589934590 elements");
 
     DML_TENSOR_DATA_TYPE wide[2] = {DML_TENSOR_DATA_TYPE_UINT64, DML_TENSOR_DATA_TYPE_INT64};
     for (int w = 0; w < 2; ++w) {
         nonzero_init_strided(&n, 2, in_sizes, zero_strides, wide[w], 2, coords_sizes,
                              coords_strides);
-        CHECK_HR(dmls_device_create_operator(strict, &n.op, &op), E_INVALIDARG);
-        CHECK_MESSAGE_HAS("DMLS_DEVICE_FLAG_EXTENSIONS");
-        CHECK(op == NULL);
-        CHECK_HR(dmls_device_create_operator(ext, &n.op, &op), S_OK);
-        CHECK(op != NULL);
-        dmls_operator_release(op);
-        op = NULL;
+        expect_extensions_only(strict, ext, &n.op);
     }
 
     /* An input of 65536 * 65537 = 2^32 + 65536 elements: beyond DirectML's limit; a strict
@@ -320,10 +333,7 @@ static void test_element_limit(dmls_device *strict, dmls_device *ext) {
     const UINT small_coords[2] = {65536, 2};
     nonzero_init_strided(&n, 2, big_sizes, zero_strides, DML_TENSOR_DATA_TYPE_UINT32, 2,
                          small_coords, NULL);
-    CHECK_HR(dmls_device_create_operator(strict, &n.op, &op), E_INVALIDARG);
-    CHECK_MESSAGE_HAS("InputTensor has 4295032832 elements");
-    CHECK_HR(dmls_device_create_operator(ext, &n.op, &op), E_INVALIDARG);
-    CHECK_MESSAGE_HAS("InputTensor has 4295032832 elements");
+    expect_both_refuse(strict, ext, &n.op, "InputTensor has 4295032832 elements");
 
     /* With 64-bit outputs such an input works: the coordinates' rows spread over the
      * dimensions before N ({65536, 65537, 2}, whose product is the element count), evenly
@@ -333,12 +343,7 @@ static void test_element_limit(dmls_device *strict, dmls_device *ext) {
     for (int w = 0; w < 2; ++w) {
         nonzero_init_strided(&n, 2, big_sizes, zero_strides, wide[w], 3, big_coords,
                              big_coords_strides);
-        CHECK_HR(dmls_device_create_operator(strict, &n.op, &op), E_INVALIDARG);
-        CHECK_MESSAGE_HAS("DMLS_DEVICE_FLAG_EXTENSIONS");
-        CHECK_HR(dmls_device_create_operator(ext, &n.op, &op), S_OK);
-        CHECK(op != NULL);
-        dmls_operator_release(op);
-        op = NULL;
+        expect_extensions_only(strict, ext, &n.op);
     }
     /* The rows must add up to the element count. */
     const UINT short_coords[3] = {65536, 65536, 2};
