@@ -63,11 +63,26 @@ static void expect_create_fails(dmls_device *device, const DML_OPERATOR_DESC *de
 #define EXPECT_CREATE_FAILS(device, desc, want, needle) \
     expect_create_fails((device), (desc), (want), (needle), __LINE__)
 
-/* One field of a valid NONZERO_COORDINATES desc to break, and what the message must say. */
+/* One part of a valid NONZERO_COORDINATES desc to break, the HRESULT creation must return, and
+   what the message must say (NULL: any message). */
 typedef enum { IN, COUNT, COORD } which_tensor;
-typedef enum { SIZE, DATA_TYPE, FLAGS, TENSOR_TYPE, TOTAL, ALIGNMENT, DIMENSION_COUNT } which_field;
+typedef enum {
+    OPERATOR_TYPE,   /* DML_OPERATOR_DESC.Type = value (the operator fields ignore `tensor`) */
+    OPERATOR_DESC,   /* DML_OPERATOR_DESC.Desc = NULL */
+    TENSOR_POINTER,  /* the operator desc's pointer to the tensor = NULL */
+    TENSOR_DESC,     /* DML_TENSOR_DESC.Desc = NULL */
+    SIZES_POINTER,   /* Sizes = NULL */
+    SIZE,            /* Sizes[index] = value */
+    DATA_TYPE,
+    FLAGS,
+    TENSOR_TYPE,
+    TOTAL,           /* only the new TotalTensorSizeInBytes below */
+    ALIGNMENT,
+    DIMENSION_COUNT
+} which_field;
 typedef struct {
     int line;
+    HRESULT want;
     which_tensor tensor;
     which_field field;
     UINT index; /* SIZE: which size */
@@ -78,38 +93,59 @@ typedef struct {
 
 #define BAD(...) {__LINE__, __VA_ARGS__}
 static const bad_nonzero_case bad_nonzero[] = {
-    BAD(COORD, SIZE, 0, 6, 48, "OutputCoordinatesTensor Sizes[0] (M) is 6, must equal the input's element count 8"),
-    BAD(IN, SIZE, 1, 0, 0, "Sizes[1] is 0"),
-    BAD(IN, DATA_TYPE, 0, DML_TENSOR_DATA_TYPE_FLOAT64, 64, "DMLS_DEVICE_FLAG_EXTENSIONS"), /* extension only */
-    BAD(IN, DATA_TYPE, 0, 99, 0, "InputTensor"),
-    BAD(IN, DATA_TYPE, 0, DML_TENSOR_DATA_TYPE_INT4, 0, "InputTensor"),
-    BAD(COUNT, DATA_TYPE, 0, DML_TENSOR_DATA_TYPE_INT32, 0, "OutputCountTensor"),
-    BAD(COUNT, SIZE, 0, 2, 8, "OutputCountTensor Sizes[0] is 2"),
-    BAD(COORD, SIZE, 1, 3, 96, "(N) is 3"), /* N above the input's DimensionCount 2 */
-    BAD(COORD, SIZE, 1, 1, 32, "(N) is 1"), /* N below the effective rank 2 */
-    BAD(IN, FLAGS, 0, DML_TENSOR_FLAG_OWNED_BY_DML, 0, "OWNED_BY_DML"),
-    BAD(IN, FLAGS, 0, 0x10, 0, "Flags"),
-    BAD(IN, TENSOR_TYPE, 0, DML_TENSOR_TYPE_INVALID, 0, "InputTensor"),
-    BAD(IN, TOTAL, 0, 0, 28, "TotalTensorSizeInBytes is 28"), /* below the 32 bytes needed */
-    BAD(IN, TOTAL, 0, 0, 34, "multiple of 4"),
-    BAD(IN, ALIGNMENT, 0, 24, 0, "GuaranteedBaseOffsetAlignment"), /* not a power of two */
-    BAD(IN, ALIGNMENT, 0, 2, 0, "GuaranteedBaseOffsetAlignment"),  /* below the element size 4 */
-    BAD(IN, DIMENSION_COUNT, 0, 0, 0, "DimensionCount"),
-    BAD(IN, DIMENSION_COUNT, 0, 9, 0, "DimensionCount"),
+    /* NULL pointers: E_POINTER. */
+    BAD(E_POINTER, IN, OPERATOR_DESC, 0, 0, 0, NULL),
+    BAD(E_POINTER, IN, TENSOR_POINTER, 0, 0, 0, "InputTensor"),
+    BAD(E_POINTER, COUNT, TENSOR_POINTER, 0, 0, 0, "OutputCountTensor"),
+    BAD(E_POINTER, COORD, TENSOR_POINTER, 0, 0, 0, "OutputCoordinatesTensor"),
+    BAD(E_POINTER, COORD, TENSOR_DESC, 0, 0, 0, "OutputCoordinatesTensor"),
+    BAD(E_POINTER, IN, SIZES_POINTER, 0, 0, 0, "InputTensor"),
+    /* Operator types: DirectML's that this library lacks (E_NOTIMPL), and others. */
+    BAD(E_NOTIMPL, IN, OPERATOR_TYPE, 0, 103, 0, "103"), /* FILL_VALUE_CONSTANT */
+    BAD(E_NOTIMPL, IN, OPERATOR_TYPE, 0, 1, 0, NULL),
+    BAD(E_NOTIMPL, IN, OPERATOR_TYPE, 0, DML_OPERATOR_UNFOLD, 0, NULL),
+    BAD(E_INVALIDARG, IN, OPERATOR_TYPE, 0, DML_OPERATOR_INVALID, 0, NULL),
+    BAD(E_INVALIDARG, IN, OPERATOR_TYPE, 0, 178, 0, "178"),
+    BAD(E_INVALIDARG, IN, OPERATOR_TYPE, 0, 0xFFFFFFFFu, 0, NULL),
+    /* Bad descs: E_INVALIDARG with a message naming the tensor and the values. */
+    BAD(E_INVALIDARG, COORD, SIZE, 0, 6, 48, "OutputCoordinatesTensor Sizes[0] (M) is 6, must equal the input's element count 8"),
+    BAD(E_INVALIDARG, IN, SIZE, 1, 0, 0, "Sizes[1] is 0"),
+    BAD(E_INVALIDARG, IN, DATA_TYPE, 0, DML_TENSOR_DATA_TYPE_FLOAT64, 64, "DMLS_DEVICE_FLAG_EXTENSIONS"), /* extension only */
+    BAD(E_INVALIDARG, IN, DATA_TYPE, 0, 99, 0, "InputTensor"),
+    BAD(E_INVALIDARG, IN, DATA_TYPE, 0, DML_TENSOR_DATA_TYPE_INT4, 0, "InputTensor"),
+    BAD(E_INVALIDARG, COUNT, DATA_TYPE, 0, DML_TENSOR_DATA_TYPE_INT32, 0, "OutputCountTensor"),
+    BAD(E_INVALIDARG, COUNT, SIZE, 0, 2, 8, "OutputCountTensor Sizes[0] is 2"),
+    BAD(E_INVALIDARG, COORD, SIZE, 1, 3, 96, "(N) is 3"), /* N above the input's DimensionCount 2 */
+    BAD(E_INVALIDARG, COORD, SIZE, 1, 1, 32, "(N) is 1"), /* N below the effective rank 2 */
+    BAD(E_INVALIDARG, IN, FLAGS, 0, DML_TENSOR_FLAG_OWNED_BY_DML, 0, "OWNED_BY_DML"),
+    BAD(E_INVALIDARG, IN, FLAGS, 0, 0x10, 0, "Flags"),
+    BAD(E_INVALIDARG, IN, TENSOR_TYPE, 0, DML_TENSOR_TYPE_INVALID, 0, "InputTensor"),
+    BAD(E_INVALIDARG, IN, TOTAL, 0, 0, 28, "TotalTensorSizeInBytes is 28"), /* below the 32 bytes needed */
+    BAD(E_INVALIDARG, IN, TOTAL, 0, 0, 34, "multiple of 4"),
+    BAD(E_INVALIDARG, IN, ALIGNMENT, 0, 24, 0, "GuaranteedBaseOffsetAlignment"), /* not a power of two */
+    BAD(E_INVALIDARG, IN, ALIGNMENT, 0, 2, 0, "GuaranteedBaseOffsetAlignment"),  /* below the element size 4 */
+    BAD(E_INVALIDARG, IN, DIMENSION_COUNT, 0, 0, 0, "DimensionCount"),
+    BAD(E_INVALIDARG, IN, DIMENSION_COUNT, 0, 9, 0, "DimensionCount"),
 };
 #undef BAD
 
 static void break_nonzero_desc(nonzero_desc *d, const bad_nonzero_case *c) {
     DML_BUFFER_TENSOR_DESC *b = c->tensor == IN ? &d->in_b : c->tensor == COUNT ? &d->count_b : &d->coord_b;
+    DML_TENSOR_DESC *t = c->tensor == IN ? &d->in_t : c->tensor == COUNT ? &d->count_t : &d->coord_t;
+    const DML_TENSOR_DESC **pointer = c->tensor == IN      ? &d->nz.InputTensor
+                                      : c->tensor == COUNT ? &d->nz.OutputCountTensor
+                                                           : &d->nz.OutputCoordinatesTensor;
     UINT *sizes = c->tensor == IN ? d->in_sizes : c->tensor == COUNT ? d->count_sizes : d->coord_sizes;
     switch (c->field) {
+    case OPERATOR_TYPE: d->desc.Type = (DML_OPERATOR_TYPE)c->value; break;
+    case OPERATOR_DESC: d->desc.Desc = NULL; break;
+    case TENSOR_POINTER: *pointer = NULL; break;
+    case TENSOR_DESC: t->Desc = NULL; break;
+    case SIZES_POINTER: b->Sizes = NULL; break;
     case SIZE: sizes[c->index] = c->value; break;
     case DATA_TYPE: b->DataType = (DML_TENSOR_DATA_TYPE)c->value; break;
     case FLAGS: b->Flags = (DML_TENSOR_FLAGS)c->value; break;
-    case TENSOR_TYPE:
-        (c->tensor == IN ? &d->in_t : c->tensor == COUNT ? &d->count_t : &d->coord_t)->Type =
-            (DML_TENSOR_TYPE)c->value;
-        break;
+    case TENSOR_TYPE: t->Type = (DML_TENSOR_TYPE)c->value; break;
     case TOTAL: break;
     case ALIGNMENT: b->GuaranteedBaseOffsetAlignment = c->value; break;
     case DIMENSION_COUNT: b->DimensionCount = c->value; break;
@@ -125,26 +161,22 @@ static void device_errors(void) {
     CHECK_HR(dmls_device_create(&desc, NULL), E_POINTER);
     CHECK_HR(dmls_device_create(NULL, NULL), E_POINTER);
 
-    desc.feature_level = 0x6500; /* well-formed, newer than 6_4 */
-    CHECK_HR(dmls_device_create(&desc, &device), DXGI_ERROR_UNSUPPORTED);
-    CHECK_MESSAGE_HAS("6_5");
-    CHECK(device == sentinel);
-
-    desc.feature_level = 0x1234; /* not a DML_FEATURE_LEVEL */
-    CHECK_HR(dmls_device_create(&desc, &device), E_INVALIDARG);
-    CHECK_MESSAGE_HAS("0x1234");
-    CHECK(device == sentinel);
-
-    desc.feature_level = DML_FEATURE_LEVEL_5_1;
-    desc.flags = 0x2; /* not a DMLS_DEVICE_FLAG */
-    CHECK_HR(dmls_device_create(&desc, &device), E_INVALIDARG);
-    CHECK_MESSAGE_HAS("flags");
-    CHECK(device == sentinel);
-
-    desc.flags = 0;
-    desc.thread_count = 100000;
-    CHECK_HR(dmls_device_create(&desc, &device), E_INVALIDARG);
-    CHECK(device == sentinel);
+    /* Bad device descs: nothing is written to *device. */
+    static const struct {
+        dmls_device_desc desc; /* feature_level, thread_count, flags */
+        HRESULT want;
+        const char *needle;
+    } bad_devices[] = {
+        {{0x6500, 0, 0}, DXGI_ERROR_UNSUPPORTED, "6_5"}, /* well-formed, newer than 6_4 */
+        {{0x1234, 0, 0}, E_INVALIDARG, "0x1234"},        /* not a DML_FEATURE_LEVEL */
+        {{DML_FEATURE_LEVEL_5_1, 0, 0x2}, E_INVALIDARG, "flags"}, /* not a DMLS_DEVICE_FLAG */
+        {{DML_FEATURE_LEVEL_5_1, 100000, 0}, E_INVALIDARG, NULL},
+    };
+    for (size_t i = 0; i < sizeof bad_devices / sizeof bad_devices[0]; ++i) {
+        CHECK_HR(dmls_device_create(&bad_devices[i].desc, &device), bad_devices[i].want);
+        if (bad_devices[i].needle) CHECK_MESSAGE_HAS(bad_devices[i].needle);
+        CHECK(device == sentinel);
+    }
 
     /* Every defined level, and 0 (the newest), creates a device. */
     static const DML_FEATURE_LEVEL levels[] = {
@@ -180,45 +212,13 @@ static void create_operator_errors(dmls_device *device) {
     CHECK_HR(dmls_device_create_operator(device, NULL, &op), E_POINTER);
     CHECK_HR(dmls_device_create_operator(device, &d.desc, NULL), E_POINTER);
     CHECK(op == NULL);
-    d.desc.Desc = NULL;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_POINTER, NULL);
-    nonzero_desc_init(&d);
-    d.nz.InputTensor = NULL;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_POINTER, "InputTensor");
-    nonzero_desc_init(&d);
-    d.nz.OutputCountTensor = NULL;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_POINTER, "OutputCountTensor");
-    nonzero_desc_init(&d);
-    d.nz.OutputCoordinatesTensor = NULL;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_POINTER, "OutputCoordinatesTensor");
-    nonzero_desc_init(&d);
-    d.coord_t.Desc = NULL;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_POINTER, "OutputCoordinatesTensor");
-    nonzero_desc_init(&d);
-    d.in_b.Sizes = NULL;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_POINTER, "InputTensor");
 
-    /* Operator types. */
-    nonzero_desc_init(&d);
-    d.desc.Type = 103; /* FILL_VALUE_CONSTANT: real DirectML, not implemented here */
-    EXPECT_CREATE_FAILS(device, &d.desc, E_NOTIMPL, "103");
-    d.desc.Type = 1;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_NOTIMPL, NULL);
-    d.desc.Type = DML_OPERATOR_UNFOLD;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_NOTIMPL, NULL);
-    d.desc.Type = DML_OPERATOR_INVALID;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG, NULL);
-    d.desc.Type = 178;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG, "178");
-    d.desc.Type = 0xFFFFFFFFu;
-    EXPECT_CREATE_FAILS(device, &d.desc, E_INVALIDARG, NULL);
-
-    /* Bad descs: E_INVALIDARG with a message naming the tensor and the values. */
+    /* Broken descs: each row of bad_nonzero on a fresh valid desc. */
     for (size_t i = 0; i < sizeof bad_nonzero / sizeof bad_nonzero[0]; ++i) {
         const bad_nonzero_case *c = &bad_nonzero[i];
         nonzero_desc_init(&d);
         break_nonzero_desc(&d, c);
-        expect_create_fails(device, &d.desc, E_INVALIDARG, c->message, c->line);
+        expect_create_fails(device, &d.desc, c->want, c->message, c->line);
     }
 
     /* DIAGONAL_MATRIX1 desc errors. */
