@@ -12,6 +12,28 @@
 #define OFFSET(T, f, n) _Static_assert(offsetof(T, f) == (n), "offsetof(" #T ", " #f ") must be " #n)
 #define VALUE(name, v) _Static_assert((name) == (v), #name " must be " #v)
 
+/* LAYOUT(T, size, field, offset, ...): sizeof(T) and the offset of each field listed (1 to 11),
+ * one row a struct. OFFSETS_k checks k fields; PICK_OFFSETS picks it by the number of arguments
+ * (2k, then the names below: the 23rd argument is OFFSETS_k). */
+#define OFFSETS_1(T, f, n) OFFSET(T, f, n)
+#define OFFSETS_2(T, f, n, ...) OFFSET(T, f, n); OFFSETS_1(T, __VA_ARGS__)
+#define OFFSETS_3(T, f, n, ...) OFFSET(T, f, n); OFFSETS_2(T, __VA_ARGS__)
+#define OFFSETS_4(T, f, n, ...) OFFSET(T, f, n); OFFSETS_3(T, __VA_ARGS__)
+#define OFFSETS_5(T, f, n, ...) OFFSET(T, f, n); OFFSETS_4(T, __VA_ARGS__)
+#define OFFSETS_6(T, f, n, ...) OFFSET(T, f, n); OFFSETS_5(T, __VA_ARGS__)
+#define OFFSETS_7(T, f, n, ...) OFFSET(T, f, n); OFFSETS_6(T, __VA_ARGS__)
+#define OFFSETS_8(T, f, n, ...) OFFSET(T, f, n); OFFSETS_7(T, __VA_ARGS__)
+#define OFFSETS_9(T, f, n, ...) OFFSET(T, f, n); OFFSETS_8(T, __VA_ARGS__)
+#define OFFSETS_10(T, f, n, ...) OFFSET(T, f, n); OFFSETS_9(T, __VA_ARGS__)
+#define OFFSETS_11(T, f, n, ...) OFFSET(T, f, n); OFFSETS_10(T, __VA_ARGS__)
+#define ARG_23(a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, a16, a17, a18,   \
+               a19, a20, a21, a22, name, ...)                                                      \
+    name
+#define PICK_OFFSETS(...)                                                                          \
+    ARG_23(__VA_ARGS__, OFFSETS_11, ~, OFFSETS_10, ~, OFFSETS_9, ~, OFFSETS_8, ~, OFFSETS_7, ~,    \
+           OFFSETS_6, ~, OFFSETS_5, ~, OFFSETS_4, ~, OFFSETS_3, ~, OFFSETS_2, ~, OFFSETS_1, ~)
+#define LAYOUT(T, size, ...) SIZE(T, size); PICK_OFFSETS(__VA_ARGS__)(T, __VA_ARGS__)
+
 _Static_assert(sizeof(void *) == 8, "these layouts are the 64-bit ones");
 
 /* Windows' scalar types. */
@@ -33,85 +55,31 @@ SIZE(DML_BINDING_TYPE, 4);
 SIZE(DML_FEATURE, 4);
 SIZE(DML_FEATURE_LEVEL, 4);
 
-SIZE(DML_BUFFER_TENSOR_DESC, 48);
-OFFSET(DML_BUFFER_TENSOR_DESC, DataType, 0);
-OFFSET(DML_BUFFER_TENSOR_DESC, Flags, 4);
-OFFSET(DML_BUFFER_TENSOR_DESC, DimensionCount, 8);
-OFFSET(DML_BUFFER_TENSOR_DESC, Sizes, 16);
-OFFSET(DML_BUFFER_TENSOR_DESC, Strides, 24);
-OFFSET(DML_BUFFER_TENSOR_DESC, TotalTensorSizeInBytes, 32);
-OFFSET(DML_BUFFER_TENSOR_DESC, GuaranteedBaseOffsetAlignment, 40);
-
-SIZE(DML_TENSOR_DESC, 16);
-OFFSET(DML_TENSOR_DESC, Type, 0);
-OFFSET(DML_TENSOR_DESC, Desc, 8);
-
-SIZE(DML_OPERATOR_DESC, 16);
-OFFSET(DML_OPERATOR_DESC, Type, 0);
-OFFSET(DML_OPERATOR_DESC, Desc, 8);
-
-SIZE(DML_SCALAR_UNION, 8);
+/* Structs. */
+LAYOUT(DML_BUFFER_TENSOR_DESC, 48, DataType, 0, Flags, 4, DimensionCount, 8, Sizes, 16, Strides, 24,
+       TotalTensorSizeInBytes, 32, GuaranteedBaseOffsetAlignment, 40);
+LAYOUT(DML_TENSOR_DESC, 16, Type, 0, Desc, 8);
+LAYOUT(DML_OPERATOR_DESC, 16, Type, 0, Desc, 8);
+LAYOUT(DML_SCALAR_UNION, 8, Bytes, 0, Int8, 0, UInt8, 0, Int16, 0, UInt16, 0, Int32, 0, UInt32, 0,
+       Int64, 0, UInt64, 0, Float32, 0, Float64, 0);
 _Static_assert(_Alignof(DML_SCALAR_UNION) == 8, "DML_SCALAR_UNION is 8-aligned");
-OFFSET(DML_SCALAR_UNION, Bytes, 0);
-OFFSET(DML_SCALAR_UNION, Int8, 0);
-OFFSET(DML_SCALAR_UNION, UInt8, 0);
-OFFSET(DML_SCALAR_UNION, Int16, 0);
-OFFSET(DML_SCALAR_UNION, UInt16, 0);
-OFFSET(DML_SCALAR_UNION, Int32, 0);
-OFFSET(DML_SCALAR_UNION, UInt32, 0);
-OFFSET(DML_SCALAR_UNION, Int64, 0);
-OFFSET(DML_SCALAR_UNION, UInt64, 0);
-OFFSET(DML_SCALAR_UNION, Float32, 0);
-OFFSET(DML_SCALAR_UNION, Float64, 0);
 _Static_assert(sizeof(((DML_SCALAR_UNION *)0)->Bytes) == 8, "Bytes[8]");
 _Static_assert(sizeof(((DML_SCALAR_UNION *)0)->Float32) == 4, "Float32 is a FLOAT");
 _Static_assert(sizeof(((DML_SCALAR_UNION *)0)->Float64) == 8, "Float64 is a DOUBLE");
-
-SIZE(DML_NONZERO_COORDINATES_OPERATOR_DESC, 24);
-OFFSET(DML_NONZERO_COORDINATES_OPERATOR_DESC, InputTensor, 0);
-OFFSET(DML_NONZERO_COORDINATES_OPERATOR_DESC, OutputCountTensor, 8);
-OFFSET(DML_NONZERO_COORDINATES_OPERATOR_DESC, OutputCoordinatesTensor, 16);
-
-SIZE(DML_DIAGONAL_MATRIX_OPERATOR_DESC, 16);
-OFFSET(DML_DIAGONAL_MATRIX_OPERATOR_DESC, OutputTensor, 0);
-OFFSET(DML_DIAGONAL_MATRIX_OPERATOR_DESC, Offset, 8);
-OFFSET(DML_DIAGONAL_MATRIX_OPERATOR_DESC, Value, 12);
-
-SIZE(DML_DIAGONAL_MATRIX1_OPERATOR_DESC, 40);
-OFFSET(DML_DIAGONAL_MATRIX1_OPERATOR_DESC, InputTensor, 0);
-OFFSET(DML_DIAGONAL_MATRIX1_OPERATOR_DESC, OutputTensor, 8);
-OFFSET(DML_DIAGONAL_MATRIX1_OPERATOR_DESC, ValueDataType, 16);
-OFFSET(DML_DIAGONAL_MATRIX1_OPERATOR_DESC, Value, 24);
-OFFSET(DML_DIAGONAL_MATRIX1_OPERATOR_DESC, DiagonalFillBegin, 32);
-OFFSET(DML_DIAGONAL_MATRIX1_OPERATOR_DESC, DiagonalFillEnd, 36);
-
-SIZE(DML_BINDING_DESC, 16);
-OFFSET(DML_BINDING_DESC, Type, 0);
-OFFSET(DML_BINDING_DESC, Desc, 8);
-
-SIZE(DML_BUFFER_BINDING, 24);
-OFFSET(DML_BUFFER_BINDING, Buffer, 0);
-OFFSET(DML_BUFFER_BINDING, Offset, 8);
-OFFSET(DML_BUFFER_BINDING, SizeInBytes, 16);
-
-SIZE(DML_BUFFER_ARRAY_BINDING, 16);
-OFFSET(DML_BUFFER_ARRAY_BINDING, BindingCount, 0);
-OFFSET(DML_BUFFER_ARRAY_BINDING, Bindings, 8);
-
-SIZE(DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT, 4);
-OFFSET(DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT, DataType, 0);
-SIZE(DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT, 4);
-OFFSET(DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT, IsSupported, 0);
-SIZE(DML_FEATURE_QUERY_FEATURE_LEVELS, 16);
-OFFSET(DML_FEATURE_QUERY_FEATURE_LEVELS, RequestedFeatureLevelCount, 0);
-OFFSET(DML_FEATURE_QUERY_FEATURE_LEVELS, RequestedFeatureLevels, 8);
-SIZE(DML_FEATURE_DATA_FEATURE_LEVELS, 4);
-OFFSET(DML_FEATURE_DATA_FEATURE_LEVELS, MaxSupportedFeatureLevel, 0);
-
-SIZE(dmls_device_desc, 12);
-OFFSET(dmls_device_desc, feature_level, 0);
-OFFSET(dmls_device_desc, thread_count, 4);
-OFFSET(dmls_device_desc, flags, 8);
+LAYOUT(DML_NONZERO_COORDINATES_OPERATOR_DESC, 24, InputTensor, 0, OutputCountTensor, 8,
+       OutputCoordinatesTensor, 16);
+LAYOUT(DML_DIAGONAL_MATRIX_OPERATOR_DESC, 16, OutputTensor, 0, Offset, 8, Value, 12);
+LAYOUT(DML_DIAGONAL_MATRIX1_OPERATOR_DESC, 40, InputTensor, 0, OutputTensor, 8, ValueDataType, 16,
+       Value, 24, DiagonalFillBegin, 32, DiagonalFillEnd, 36);
+LAYOUT(DML_BINDING_DESC, 16, Type, 0, Desc, 8);
+LAYOUT(DML_BUFFER_BINDING, 24, Buffer, 0, Offset, 8, SizeInBytes, 16);
+LAYOUT(DML_BUFFER_ARRAY_BINDING, 16, BindingCount, 0, Bindings, 8);
+LAYOUT(DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT, 4, DataType, 0);
+LAYOUT(DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT, 4, IsSupported, 0);
+LAYOUT(DML_FEATURE_QUERY_FEATURE_LEVELS, 16, RequestedFeatureLevelCount, 0,
+       RequestedFeatureLevels, 8);
+LAYOUT(DML_FEATURE_DATA_FEATURE_LEVELS, 4, MaxSupportedFeatureLevel, 0);
+LAYOUT(dmls_device_desc, 12, feature_level, 0, thread_count, 4, flags, 8);
 
 /* DML_TENSOR_DATA_TYPE */
 VALUE(DML_TENSOR_DATA_TYPE_UNKNOWN, 0);
