@@ -7,26 +7,44 @@
 #include <stdio.h>
 #include <string.h>
 
-int main(void) {
-    /* A DirectML-style desc written with the header's own types and macros. */
-    UINT sizes[2] = {2, 2};
-    DML_BUFFER_TENSOR_DESC buffer = {DML_TENSOR_DATA_TYPE_FLOAT32, DML_TENSOR_FLAG_NONE, 2, sizes,
-                                     NULL, 16, 0};
-    DML_TENSOR_DESC tensor = {DML_TENSOR_TYPE_BUFFER, &buffer};
-    DML_DIAGONAL_MATRIX_OPERATOR_DESC eye = {&tensor, 0, 1.0f};
-    DML_OPERATOR_DESC desc = {DML_OPERATOR_DIAGONAL_MATRIX, &eye};
+/* Runs a 2x2 DIAGONAL_MATRIX (an identity) into `out`, the descs written with C99 designated
+   initialisers: the header's field names are DirectML's. */
+static HRESULT identity_2x2(float out[4]) {
+    const UINT sizes[2] = {2, 2};
+    const DML_BUFFER_TENSOR_DESC buffer = {
+        .DataType = DML_TENSOR_DATA_TYPE_FLOAT32,
+        .Flags = DML_TENSOR_FLAG_NONE,
+        .DimensionCount = 2,
+        .Sizes = sizes,
+        .Strides = NULL,
+        .TotalTensorSizeInBytes = 16,
+        .GuaranteedBaseOffsetAlignment = 0,
+    };
+    const DML_TENSOR_DESC tensor = {.Type = DML_TENSOR_TYPE_BUFFER, .Desc = &buffer};
+    const DML_DIAGONAL_MATRIX_OPERATOR_DESC eye = {
+        .OutputTensor = &tensor, .Offset = 0, .Value = 1.0f};
+    const DML_OPERATOR_DESC desc = {.Type = DML_OPERATOR_DIAGONAL_MATRIX, .Desc = &eye};
+    DML_BUFFER_BINDING binding = {.Buffer = out, .Offset = 0, .SizeInBytes = 4 * sizeof(float)};
+    const DML_BINDING_DESC output = {.Type = DML_BINDING_TYPE_BUFFER, .Desc = &binding};
 
     dmls_device *device = NULL;
-    dmls_operator *op = NULL;
     HRESULT hr = dmls_device_create(NULL, &device);
-    if (SUCCEEDED(hr)) hr = dmls_device_create_operator(device, &desc, &op);
-    float out[4] = {9, 9, 9, 9};
-    DML_BUFFER_BINDING binding = {out, 0, sizeof out};
-    DML_BINDING_DESC output = {DML_BINDING_TYPE_BUFFER, &binding};
-    if (SUCCEEDED(hr)) hr = dmls_operator_execute(op, 0, NULL, 1, &output);
-    dmls_operator_release(op);
+    if (FAILED(hr)) {
+        return hr;
+    }
+    dmls_operator *op = NULL;
+    hr = dmls_device_create_operator(device, &desc, &op);
+    if (SUCCEEDED(hr)) {
+        hr = dmls_operator_execute(op, 0, NULL, 1, &output);
+        dmls_operator_release(op);
+    }
     dmls_device_release(device);
+    return hr;
+}
 
+int main(void) {
+    float out[4] = {9, 9, 9, 9};
+    const HRESULT hr = identity_2x2(out);
     const char *version = dmls_version();
     const int ok = SUCCEEDED(hr) && out[0] == 1.0f && out[1] == 0.0f && out[2] == 0.0f &&
                    out[3] == 1.0f && version != NULL && strlen(version) > 0;
