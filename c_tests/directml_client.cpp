@@ -43,6 +43,19 @@ static void print_error(const char *what) {
     std::fprintf(stderr, "%s: %s\n", what, msg);
 }
 
+// Creates an operator; on failure prints the library's message, counts a failure and returns
+// nullptr.
+static dmls_operator *create_operator(dmls_device *device, const DML_OPERATOR_DESC &desc,
+                                      const char *what) {
+    dmls_operator *op = nullptr;
+    if (FAILED(dmls_device_create_operator(device, &desc, &op))) {
+        print_error(what);
+        ++failures;
+        return nullptr;
+    }
+    return op;
+}
+
 static DML_BUFFER_TENSOR_DESC buffer_desc(DML_TENSOR_DATA_TYPE type, const UINT *sizes, UINT dims,
                                           const UINT *strides, UINT64 total) {
     DML_BUFFER_TENSOR_DESC d;
@@ -102,13 +115,8 @@ static void nonzero_onnxruntime(dmls_device *device) {
     DML_TENSOR_DESC coord_t = {DML_TENSOR_TYPE_BUFFER, &coord_b};
     DML_NONZERO_COORDINATES_OPERATOR_DESC nz = {&in_t, &count_t, &coord_t};
     DML_OPERATOR_DESC op_desc = {DML_OPERATOR_NONZERO_COORDINATES, &nz};
-    dmls_operator *op = nullptr;
-    HRESULT hr = dmls_device_create_operator(device, &op_desc, &op);
-    if (FAILED(hr)) {
-        print_error("NonZero");
-        ++failures;
-        return;
-    }
+    dmls_operator *op = create_operator(device, op_desc, "NonZero");
+    if (op == nullptr) return;
     std::vector<int64_t> coords(M * rank, 0);
     uint32_t count = 0;
     DML_BUFFER_BINDING bi, bc, bk;
@@ -146,12 +154,8 @@ static void diagonal_matrix1(dmls_device *device, bool has_input, int32_t begin,
     d.DiagonalFillBegin = begin;
     d.DiagonalFillEnd = end;
     DML_OPERATOR_DESC op_desc = {DML_OPERATOR_DIAGONAL_MATRIX1, &d};
-    dmls_operator *op = nullptr;
-    if (FAILED(dmls_device_create_operator(device, &op_desc, &op))) {
-        print_error("DIAGONAL_MATRIX1");
-        ++failures;
-        return;
-    }
+    dmls_operator *op = create_operator(device, op_desc, "DIAGONAL_MATRIX1");
+    if (op == nullptr) return;
     std::vector<float> in(H * W), out(H * W, -1.0f);
     for (UINT i = 0; i < H * W; ++i) in[i] = float(i + 1);
     DML_BUFFER_BINDING bi, bo;
@@ -181,12 +185,8 @@ static void diagonal_matrix(dmls_device *device, int32_t offset) {
     DML_TENSOR_DESC t = {DML_TENSOR_TYPE_BUFFER, &b};
     DML_DIAGONAL_MATRIX_OPERATOR_DESC d = {&t, offset, 1.0f};
     DML_OPERATOR_DESC op_desc = {DML_OPERATOR_DIAGONAL_MATRIX, &d};
-    dmls_operator *op = nullptr;
-    if (FAILED(dmls_device_create_operator(device, &op_desc, &op))) {
-        print_error("DIAGONAL_MATRIX");
-        ++failures;
-        return;
-    }
+    dmls_operator *op = create_operator(device, op_desc, "DIAGONAL_MATRIX");
+    if (op == nullptr) return;
     std::vector<int32_t> out(H * W, -7);
     DML_BUFFER_BINDING bo;
     DML_BINDING_DESC outputs[1] = {bind(&bo, out.data(), out.size() * 4)};
