@@ -12,16 +12,9 @@
 # freed array, and ASan must report the read inside the library. UBSan checks the C side.
 # See docs/robustness.md.
 set -euo pipefail
+. "$(dirname "$0")/c_test_programs.sh"
+check_dirs sanitizers "$@"
 
-src=$(cd "${1:-.}" && pwd)
-build=$(mkdir -p "${2:-$src/build}" && cd "${2:-$src/build}" && pwd)
-out="$build/sanitizers"
-mkdir -p "$out"
-cd "$src"
-
-export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
-CC=${CC:-gcc}
-CXX=${CXX:-g++}
 host=$(rustc -vV | sed -n 's/^host: //p')
 case "$host" in
     x86_64-unknown-linux-gnu | aarch64-unknown-linux-gnu) ;;
@@ -79,10 +72,8 @@ export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 passed=0
 failed=0
 failures=()
-shopt -s nullglob
-for test_src in c_tests/test_*.c c_tests/test_*.cpp; do
-    name=$(basename "$test_src")
-    name=${name%.*}
+for test_src in $(c_test_sources); do
+    name=$(c_test_name "$test_src")
     if [ "$name" = test_fork ]; then
         # GCC's AddressSanitizer runtime (libasan of GCC 12) does not lock its allocator across
         # fork(): when another thread holds one of its size-class locks at the fork, the child's
@@ -93,11 +84,8 @@ for test_src in c_tests/test_*.c c_tests/test_*.cpp; do
         echo "skip $test_src: GCC's libasan allocator is not fork-safe (runs under ctest and Valgrind)"
         continue
     fi
-    case "$test_src" in
-        *.c) exe="$out/$name"; compile=("$CC" -std=c11 "${flags[@]}" "$test_src" "${libs[@]}" -o "$exe") ;;
-        *) exe="$out/${name}_cpp"; compile=("$CXX" -std=c++17 "${flags[@]}" "$test_src" "${libs[@]}" -o "$exe") ;;
-    esac
-    if ! "${compile[@]}" >"$exe.build.log" 2>&1; then
+    exe="$out/$name"
+    if ! c_test_build "$test_src" "$exe" >"$exe.build.log" 2>&1; then
         echo "FAIL $test_src: does not build with sanitizers (see $exe.build.log)"
         cat "$exe.build.log"
         failed=$((failed + 1))

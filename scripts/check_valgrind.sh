@@ -10,17 +10,10 @@
 # threads, but never truly in parallel. Suppressions: scripts/valgrind.supp (each one says
 # why). See docs/robustness.md.
 set -euo pipefail
+. "$(dirname "$0")/c_test_programs.sh"
+check_dirs valgrind "$@"
 
-src=$(cd "${1:-.}" && pwd)
-build=$(mkdir -p "${2:-$src/build}" && cd "${2:-$src/build}" && pwd)
-out="$build/valgrind"
-mkdir -p "$out"
-cd "$src"
-
-export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 target_dir="${CARGO_TARGET_DIR:-$build/cargo}"
-CC=${CC:-gcc}
-CXX=${CXX:-g++}
 start=$SECONDS
 
 if ! command -v valgrind >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -66,19 +59,12 @@ run() {
     fi
 }
 
-shopt -s nullglob
 flags=(-g -O1 -Wall -Wextra -Wpedantic -Werror -I"$src/include" -I"$src/c_tests")
 libs=("$lib" -lpthread -ldl -lm)
-for test_src in c_tests/test_*.c c_tests/test_*.cpp; do
-    name=$(basename "$test_src")
-    name=${name%.*}
-    case "$test_src" in
-        *.c) exe="$out/$name"
-             "$CC" -std=c11 "${flags[@]}" "$test_src" "${libs[@]}" -o "$exe" ;;
-        *) name="${name}_cpp"
-           exe="$out/$name"
-           "$CXX" -std=c++17 "${flags[@]}" "$test_src" "${libs[@]}" -o "$exe" ;;
-    esac
+for test_src in $(c_test_sources); do
+    name=$(c_test_name "$test_src")
+    exe="$out/$name"
+    c_test_build "$test_src" "$exe"
     if [ "$name" = test_fork ]; then
         # Forked children inherit blocks that only the parent's other threads (which do not
         # exist in a child: the busy test thread, the parent's worker pools, left alone by
