@@ -1282,14 +1282,14 @@ typedef enum { IN0, OUT0, OUT1 } slot;
 typedef enum { ARENA_IN, ARENA_A, ARENA_B } arena_id;
 
 typedef enum {
-    BIND_END = 0,      /* no more edits */
-    BIND_TYPE_SET,     /* DML_BINDING_DESC.Type = value */
-    BIND_DESC_SET_NULL,/* DML_BINDING_DESC.Desc = NULL */
-    BIND_ARRAY,        /* a BUFFER_ARRAY holding the slot's own DML_BUFFER_BINDING */
+    BIND_END = 0,         /* no more edits */
+    BIND_TYPE_SET,        /* DML_BINDING_DESC.Type = value */
+    BIND_DESC_SET_NULL,   /* DML_BINDING_DESC.Desc = NULL */
+    BIND_ARRAY,           /* a BUFFER_ARRAY holding the slot's own DML_BUFFER_BINDING */
     BIND_BUFFER_SET_NULL, /* DML_BUFFER_BINDING.Buffer = NULL */
-    BIND_BUFFER_MOVE,  /* Buffer = the start of `arena` + value bytes */
-    BIND_OFFSET_SET,   /* Offset = value */
-    BIND_SIZE_SET      /* SizeInBytes = value */
+    BIND_BUFFER_MOVE,     /* Buffer = the start of `arena` + value bytes */
+    BIND_OFFSET_SET,      /* Offset = value */
+    BIND_SIZE_SET         /* SizeInBytes = value */
 } bind_kind;
 
 typedef struct {
@@ -1318,7 +1318,7 @@ typedef struct {
 #define ALIGNED_CALL CALL(OP_NZ_ALIGNED, 1, BOUND, 2, BOUND)
 #define D1_CALL CALL(OP_D1, 1, BOUND, 1, BOUND)
 #define D0_CALL CALL(OP_D0, 0, NONE, 1, BOUND)
-#define AS_BOUND {IN0, BIND_END, ARENA_IN, 0}
+#define AS_BOUND {IN0, BIND_END, ARENA_IN, 0} /* no edit: the standard layout as it is */
 #define BIND_TYPE(slot, value) {slot, BIND_TYPE_SET, ARENA_IN, value}
 #define BIND_NONE(slot) BIND_TYPE(slot, DML_BINDING_TYPE_NONE)
 #define BIND_DESC_NULL(slot) {slot, BIND_DESC_SET_NULL, ARENA_IN, 0}
@@ -1328,7 +1328,7 @@ typedef struct {
 #define OFFSET(slot, value) {slot, BIND_OFFSET_SET, ARENA_IN, value}
 #define SIZE(slot, value) {slot, BIND_SIZE_SET, ARENA_IN, value}
 #define SIZED(in, out0, out1) (&(const options){.sizes = {in, out0, out1}})
-/* The sizes of DIAGONAL_MATRIX1's and DIAGONAL_MATRIX's tensors */
+/* The sizes of DIAGONAL_MATRIX1's and DIAGONAL_MATRIX's tensors. */
 #define DM_BOUND SIZED(48, 48, 0)
 #define EACH_SIZED(list, in, out0, out1)                                                           \
     (&(const options){.values = list, .value_count = sizeof list / sizeof list[0],                \
