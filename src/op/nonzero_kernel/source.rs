@@ -188,7 +188,7 @@ impl Strides {
     fn tile_width(&self, size: usize) -> Option<u64> {
         let d = self.dims;
         let pays = d >= 2
-            && self.sizes[d - 1] % 64 == 0
+            && self.sizes[d - 1].is_multiple_of(64)
             && self.strides[d - 1] as usize * size >= 64
             && self.strides[d - 2] != 0
             && self.strides[d - 2] as usize * size <= 32;
