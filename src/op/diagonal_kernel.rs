@@ -8,13 +8,22 @@
 
 use rayon::prelude::*;
 
+use super::cost::{self, Bounds, SerialRate};
 use super::diagonal::DiagonalPlan;
 use super::simd::{Isa, StreamWriter, Word};
 use super::{Input, Workers};
 use crate::error::Result;
 
-/// Outputs of at least this many bytes are split across workers.
-const PARALLEL_MIN_BYTES: u64 = 1 << 20;
+/// Outputs below the floor (bytes) are written on one thread, from the ceiling split across
+/// the workers (with more than one); in between, as measured ([`cost`]).
+const PARALLEL: Bounds = Bounds {
+    floor: 64 << 10,
+    ceiling: 1 << 20,
+};
+/// The serial path's time per output byte (starting at 0.05 ns).
+static SERIAL_RATE: SerialRate = SerialRate::new(50);
+/// Serial executions of at least this many output bytes are timed for [`SERIAL_RATE`].
+const TIMED_MIN_BYTES: u64 = 16 << 10;
 /// Outputs of at least this many bytes (too many to stay in cache for whoever reads them next)
 /// are written with non-temporal stores, which skip reading each cache line before writing it.
 const STREAM_MIN_BYTES: u64 = 8 << 20;
@@ -412,13 +421,16 @@ fn run_packed<U: Word>(
             }
         }
     };
-    if workers.threads > 1 && bytes >= PARALLEL_MIN_BYTES {
+    if cost::parallel_pays(bytes, &PARALLEL, &SERIAL_RATE, 1, workers) {
         let rows_per_task = rows.div_ceil(workers.threads * 8).max(1);
         workers.run(|| {
             out.par_chunks_mut(rows_per_task * w)
                 .enumerate()
                 .for_each(|(t, chunk)| do_rows(t * rows_per_task, chunk))
         })
+    } else if bytes >= TIMED_MIN_BYTES && bytes < PARALLEL.ceiling {
+        cost::timed(&SERIAL_RATE, bytes, || do_rows(0, out));
+        Ok(())
     } else {
         do_rows(0, out);
         Ok(())

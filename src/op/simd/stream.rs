@@ -77,7 +77,11 @@ mod x86 {
     /// Streams the first 16 bytes of `pattern` over `dst` (16-byte aligned, whole units).
     #[inline(always)]
     pub fn fill16(dst: &mut [u8], pattern: &[u8]) {
-        assert!((dst.as_ptr() as usize).is_multiple_of(16) && dst.len().is_multiple_of(16) && pattern.len() >= 16);
+        assert!(
+            (dst.as_ptr() as usize).is_multiple_of(16)
+                && dst.len().is_multiple_of(16)
+                && pattern.len() >= 16
+        );
         // SAFETY: SSE2 is part of every x86_64; the pattern has 16 readable bytes.
         let v = unsafe { _mm_loadu_si128(pattern.as_ptr().cast()) };
         for d in dst.chunks_exact_mut(16) {
@@ -104,7 +108,11 @@ mod x86 {
     /// The CPU has AVX.
     #[inline(always)]
     pub unsafe fn fill32(dst: &mut [u8], pattern: &[u8]) {
-        assert!((dst.as_ptr() as usize).is_multiple_of(32) && dst.len().is_multiple_of(32) && pattern.len() >= 32);
+        assert!(
+            (dst.as_ptr() as usize).is_multiple_of(32)
+                && dst.len().is_multiple_of(32)
+                && pattern.len() >= 32
+        );
         // SAFETY: the pattern has 32 readable bytes; the CPU has AVX (caller).
         let v = unsafe { _mm256_loadu_si256(pattern.as_ptr().cast()) };
         // Four stores (two cache lines) per iteration: the loop, not the memory, would
