@@ -428,7 +428,7 @@ fn run_packed<U: Word>(
                 .enumerate()
                 .for_each(|(t, chunk)| do_rows(t * rows_per_task, chunk))
         })
-    } else if bytes >= TIMED_MIN_BYTES && bytes < PARALLEL.ceiling {
+    } else if (TIMED_MIN_BYTES..PARALLEL.ceiling).contains(&bytes) {
         cost::timed(&SERIAL_RATE, bytes, || do_rows(0, out));
         Ok(())
     } else {
