@@ -30,6 +30,7 @@ fn nonzero(dt: DML_TENSOR_DATA_TYPE, density: f64, sizes: Vec<u32>) -> Kind {
         sizes,
         strides: None,
         density,
+        ort: false,
     }
 }
 
@@ -56,6 +57,7 @@ fn series() -> Vec<Series> {
             name: "diag1 f32 upper",
             target: 1.3,
             kind: |sizes| Kind::Diag {
+                dt: DML_TENSOR_DATA_TYPE::FLOAT32,
                 sizes,
                 with_input: true,
                 begin: i32::MIN,
@@ -67,6 +69,7 @@ fn series() -> Vec<Series> {
             name: "diag1 f32 identity",
             target: 1.3,
             kind: |sizes| Kind::Diag {
+                dt: DML_TENSOR_DATA_TYPE::FLOAT32,
                 sizes,
                 with_input: false,
                 begin: 0,
@@ -99,7 +102,7 @@ fn median(mut v: Vec<Duration>) -> Duration {
 }
 
 /// The memcpy bounds: the same bytes on one thread and split over two.
-struct Copier {
+pub struct Copier {
     src: Buf,
     dst: Buf,
 }
@@ -127,22 +130,71 @@ impl Copier {
 
 /// One point of the curve: per-call times in seconds.
 pub struct Point {
-    series: &'static str,
-    target: f64,
-    elements: u64,
-    bytes: usize,
-    t1: f64,
-    tall: f64,
-    b1: f64,
-    b2: f64,
+    pub series: &'static str,
+    pub target: f64,
+    pub elements: u64,
+    pub bytes: usize,
+    pub t1: f64,
+    pub tall: f64,
+    pub b1: f64,
+    pub b2: f64,
 }
 
 impl Point {
-    fn bound(&self) -> f64 {
+    pub fn bound(&self) -> f64 {
         self.b1.min(self.b2)
     }
-    fn ratio(&self) -> f64 {
+    /// The default device's time (all threads) over the bound.
+    pub fn ratio(&self) -> f64 {
         self.tall / self.bound()
+    }
+}
+
+/// Measures one workload on the 1-thread and the all-thread device against its bound.
+pub fn point(
+    series: &'static str,
+    target: f64,
+    kind: Kind,
+    devs: &[Dev; 2],
+    rng: &mut SmallRng,
+    copier: &mut Option<Copier>,
+    reps: usize,
+) -> Point {
+    let (mut data, _tensors) = make_data(&kind, rng);
+    let need = data.input.as_ref().map_or(0, |b| b.len)
+        + data.outputs.iter().map(|b| b.len).sum::<usize>();
+    if copier.as_ref().is_none_or(|c| c.src.len < need) {
+        drop(copier.take());
+        *copier = Some(Copier {
+            src: Buf::new(need),
+            dst: Buf::new(need),
+        });
+    }
+    let copier = copier.as_mut().expect("made above");
+    let memset = matches!(
+        kind,
+        Kind::Diag {
+            with_input: false,
+            ..
+        }
+    );
+    let elements = match &kind {
+        Kind::NonZero { sizes, .. } | Kind::Diag { sizes, .. } => {
+            sizes.iter().map(|&s| u64::from(s)).product()
+        }
+    };
+    let p1 = prepare(&devs[0], &kind, &mut data);
+    let pall = prepare(&devs[1], &kind, &mut data);
+    let [t1, tall, b1, b2] = measure([&p1, &pall], copier, memset, reps);
+    Point {
+        series,
+        target,
+        elements,
+        bytes: p1.read + p1.written_bytes(),
+        t1: t1.as_secs_f64(),
+        tall: tall.as_secs_f64(),
+        b1: b1.as_secs_f64(),
+        b2: b2.as_secs_f64(),
     }
 }
 
@@ -205,38 +257,15 @@ pub fn run(filter: &Option<String>, reps: usize) -> Vec<Point> {
     for s in &chosen {
         for k in min_log2..=max_log2 {
             let sizes = vec![1u32 << (k / 2), 1u32 << (k - k / 2)];
-            let kind = (s.kind)(sizes);
-            let (mut data, _tensors) = make_data(&kind, &mut rng);
-            let need = data.input.as_ref().map_or(0, |b| b.len)
-                + data.outputs.iter().map(|b| b.len).sum::<usize>();
-            if copier.as_ref().is_none_or(|c| c.src.len < need) {
-                drop(copier.take());
-                copier = Some(Copier {
-                    src: Buf::new(need),
-                    dst: Buf::new(need),
-                });
-            }
-            let copier = copier.as_mut().unwrap();
-            let memset = matches!(
-                kind,
-                Kind::Diag {
-                    with_input: false,
-                    ..
-                }
+            let p = point(
+                s.name,
+                s.target,
+                (s.kind)(sizes),
+                &devs,
+                &mut rng,
+                &mut copier,
+                reps,
             );
-            let p1 = prepare(&devs[0], &kind, &mut data);
-            let pall = prepare(&devs[1], &kind, &mut data);
-            let [t1, tall, b1, b2] = measure([&p1, &pall], copier, memset, reps);
-            let p = Point {
-                series: s.name,
-                target: s.target,
-                elements: 1 << k,
-                bytes: p1.read + p1.written_bytes(),
-                t1: t1.as_secs_f64(),
-                tall: tall.as_secs_f64(),
-                b1: b1.as_secs_f64(),
-                b2: b2.as_secs_f64(),
-            };
             println!(
                 "{:<22} {:>9} {:>11} {:>11} {:>11} {:>11} {:>11} {:>7.2} {:>6}",
                 p.series,
@@ -256,7 +285,7 @@ pub fn run(filter: &Option<String>, reps: usize) -> Vec<Point> {
     points
 }
 
-fn fmt_time(s: f64) -> String {
+pub fn fmt_time(s: f64) -> String {
     if s < 1e-6 {
         format!("{:.0} ns", s * 1e9)
     } else if s < 1e-3 {

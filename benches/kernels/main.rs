@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 mod capi;
 mod curve;
+mod types;
 
 use capi::{check, Buf, Dev, Op, Tensor};
 use directml_subset::dml::*;
@@ -35,14 +36,38 @@ enum Kind {
         sizes: Vec<u32>,
         strides: Option<Vec<u32>>,
         density: f64,
+        /// UINT32 coordinates in ONNX Runtime's layout: the low halves of an int64 `[N, M]`
+        /// tensor (strides `{2, 2·M}`) instead of packed `[M, N]`.
+        ort: bool,
     },
     Diag {
+        dt: DML_TENSOR_DATA_TYPE,
         sizes: Vec<u32>,
         with_input: bool,
         begin: i32,
         end: i32,
         value: f32,
     },
+}
+
+/// The element size of a DirectML data type.
+fn esize(dt: DML_TENSOR_DATA_TYPE) -> usize {
+    directml_subset::DataType::from_raw(dt)
+        .expect("a DirectML data type")
+        .size()
+}
+
+/// The coordinates tensor of NonZero on `m` elements of `n` dimensions.
+fn coords_tensor(m: u32, n: u32, ort: bool) -> Box<Tensor> {
+    let u32t = DML_TENSOR_DATA_TYPE::UINT32;
+    if ort {
+        let mut t = Tensor::new(u32t, &[m, n], Some(&[2, 2 * m]));
+        // The whole int64 [N, M] buffer.
+        t.buffer.TotalTensorSizeInBytes = u64::from(n) * u64::from(m) * 8;
+        t
+    } else {
+        Tensor::new(u32t, &[m, n], None)
+    }
 }
 
 struct Workload {
@@ -60,12 +85,14 @@ fn workloads() -> Vec<Workload> {
             sizes: sizes.to_vec(),
             strides: strides.map(|s| s.to_vec()),
             density,
+            ort: false,
         },
     };
     let dg = |name, sizes: &[u32], with_input, begin, end, value, target| Workload {
         name,
         target,
         kind: Kind::Diag {
+            dt: DML_TENSOR_DATA_TYPE::FLOAT32,
             sizes: sizes.to_vec(),
             with_input,
             begin,
@@ -203,29 +230,25 @@ fn make_data(kind: &Kind, rng: &mut SmallRng) -> (Data, Vec<Box<Tensor>>) {
             sizes,
             strides,
             density,
+            ort,
         } => {
             let input = Tensor::new(*dt, sizes, strides.as_deref());
             let m: u32 = sizes.iter().product();
             let n = sizes.len() as u32;
             let count = Tensor::new(DML_TENSOR_DATA_TYPE::UINT32, &[1], None);
-            let coords = Tensor::new(DML_TENSOR_DATA_TYPE::UINT32, &[m, n], None);
+            let coords = coords_tensor(m, n, *ort);
             let mut ib = Buf::new(input.bytes());
             let b = ib.bytes();
             b.fill(0);
-            let esize = if *dt == DML_TENSOR_DATA_TYPE::UINT8 {
-                1
-            } else {
-                4
-            };
-            for i in 0..m as usize {
+            let es = esize(*dt);
+            let float = directml_subset::DataType::from_raw(*dt).is_some_and(|t| t.is_float());
+            // Element i of the buffer (strided inputs: the buffer's elements, each nonzero with
+            // the density); floats also get -0.0, which counts as zero.
+            for e in b.chunks_exact_mut(es) {
                 if rng.random_bool(*density) {
-                    if esize == 1 {
-                        b[i] = 1;
-                    } else {
-                        b[i * 4..i * 4 + 4].copy_from_slice(&1.5f32.to_ne_bytes());
-                    }
-                } else if esize == 4 && rng.random_bool(0.1) {
-                    b[i * 4..i * 4 + 4].copy_from_slice(&(-0.0f32).to_ne_bytes());
+                    e[0] = 1;
+                } else if float && rng.random_bool(0.1) {
+                    e[es - 1] = 0x80;
                 }
             }
             let outputs = vec![Buf::new(count.bytes()), Buf::new(coords.bytes())];
@@ -238,17 +261,17 @@ fn make_data(kind: &Kind, rng: &mut SmallRng) -> (Data, Vec<Box<Tensor>>) {
             )
         }
         Kind::Diag {
-            sizes, with_input, ..
+            dt,
+            sizes,
+            with_input,
+            ..
         } => {
-            let out = Tensor::new(DML_TENSOR_DATA_TYPE::FLOAT32, sizes, None);
+            let out = Tensor::new(*dt, sizes, None);
             let mut tensors = vec![];
             let input = if *with_input {
-                let t = Tensor::new(DML_TENSOR_DATA_TYPE::FLOAT32, sizes, None);
+                let t = Tensor::new(*dt, sizes, None);
                 let mut b = Buf::new(t.bytes());
-                let f: &mut [f32] = bytemuck::cast_slice_mut(b.bytes());
-                for x in f.iter_mut() {
-                    *x = rng.random::<f32>() + 1.0;
-                }
+                rng.fill(b.bytes());
                 tensors.push(t);
                 Some(b)
             } else {
@@ -266,13 +289,17 @@ fn prepare(dev: &Dev, kind: &Kind, data: &mut Data) -> Prepared {
     let mut tensors = vec![];
     let (op, read, columns, has_count) = match kind {
         Kind::NonZero {
-            dt, sizes, strides, ..
+            dt,
+            sizes,
+            strides,
+            ort,
+            ..
         } => {
             let input = Tensor::new(*dt, sizes, strides.as_deref());
             let m: u32 = sizes.iter().product();
             let n = sizes.len() as u32;
             let count = Tensor::new(DML_TENSOR_DATA_TYPE::UINT32, &[1], None);
-            let coords = Tensor::new(DML_TENSOR_DATA_TYPE::UINT32, &[m, n], None);
+            let coords = coords_tensor(m, n, *ort);
             let desc = DML_NONZERO_COORDINATES_OPERATOR_DESC {
                 InputTensor: &input.desc,
                 OutputCountTensor: &count.desc,
@@ -288,29 +315,30 @@ fn prepare(dev: &Dev, kind: &Kind, data: &mut Data) -> Prepared {
                 unsafe { dmls_device_create_operator(dev.0, &od, &mut op) },
                 "create",
             );
-            let esize = if *dt == DML_TENSOR_DATA_TYPE::UINT8 {
-                1
-            } else {
-                4
-            };
             tensors.extend([input, count, coords]);
-            (Op(op), m as usize * esize, n as usize, true)
+            (Op(op), m as usize * esize(*dt), n as usize, true)
         }
         Kind::Diag {
+            dt,
             sizes,
             with_input,
             begin,
             end,
             value,
         } => {
-            let out = Tensor::new(DML_TENSOR_DATA_TYPE::FLOAT32, sizes, None);
-            let input = with_input.then(|| Tensor::new(DML_TENSOR_DATA_TYPE::FLOAT32, sizes, None));
+            let out = Tensor::new(*dt, sizes, None);
+            let input = with_input.then(|| Tensor::new(*dt, sizes, None));
+            // Value in the output's type (FLOAT32 as given; other types: a small integer).
             let mut v = [0u8; 8];
-            v[..4].copy_from_slice(&value.to_ne_bytes());
+            if *dt == DML_TENSOR_DATA_TYPE::FLOAT32 {
+                v[..4].copy_from_slice(&value.to_ne_bytes());
+            } else {
+                v[0] = *value as u8;
+            }
             let desc = DML_DIAGONAL_MATRIX1_OPERATOR_DESC {
                 InputTensor: input.as_ref().map_or(ptr::null(), |t| &t.desc),
                 OutputTensor: &out.desc,
-                ValueDataType: DML_TENSOR_DATA_TYPE::FLOAT32,
+                ValueDataType: *dt,
                 Value: DML_SCALAR_UNION::from_bytes(v),
                 DiagonalFillBegin: *begin,
                 DiagonalFillEnd: *end,
@@ -665,6 +693,7 @@ fn main() {
     }
     small_latency(&filter);
     curve::run(&filter, reps.min(11));
+    types::run(&filter, reps.min(11));
     if !rows.is_empty() {
         println!(
             "\n| workload | threads | time (ms, median) | GB/s | bound (ms, median) | time / bound (min / min) | time / bound (median of pairs) | target |"

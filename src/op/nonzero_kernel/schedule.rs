@@ -49,7 +49,7 @@ pub(super) fn drive<U: Word>(
 ) -> Result<u64> {
     let m = plan.input.elements;
     let threads = workers.threads.min(MAX_THREADS);
-    let (tasks, chunk) = chunking(m, threads);
+    let (tasks, chunk) = chunking(m, threads, src.min_chunk());
     // A trip to mask the first round, then one per round.
     let trips = 1 + m.div_ceil(tasks as u64 * chunk);
     let shared = match rows {
@@ -74,7 +74,7 @@ pub(super) fn drive<U: Word>(
             let words = &mut [0u64; SERIAL_WORDS];
             return Ok(cost::timed(&SERIAL_RATE, m, || serial(src, rows, m, words)));
         }
-        let n = (CHUNK / 64) as usize;
+        let n = (CHUNK.max(src.min_chunk()).min(m.div_ceil(64) * 64) / 64) as usize;
         let mut heap = Vec::new();
         heap.try_reserve_exact(n)
             .map_err(|_| Error::OutOfMemory(format!("{OP}: no memory for a bitmask chunk")))?;
@@ -157,10 +157,11 @@ pub(super) fn drive<U: Word>(
 
 /// The parallel path's tasks per round and elements per task: at least four rounds, with chunks
 /// from MIN_CHUNK to CHUNK elements.
-fn chunking(m: u64, threads: usize) -> (usize, u64) {
+/// A tiled input's chunks hold at least `min_chunk` elements (see `Source::min_chunk`).
+fn chunking(m: u64, threads: usize, min_chunk: u64) -> (usize, u64) {
     let tasks = threads * TASKS_PER_WORKER;
     let chunk = (m / (4 * tasks as u64) / 64 * 64).clamp(MIN_CHUNK, CHUNK);
-    (tasks, chunk)
+    (tasks, chunk.max(min_chunk.div_ceil(64) * 64))
 }
 
 /// Masks and writes every element on this thread, `words.len()` words at a time; returns the
