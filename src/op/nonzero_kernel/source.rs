@@ -187,8 +187,8 @@ impl<'a, U: Word> Source<'a, U> {
                 if whole < groups {
                     tile[whole] = mask_tail(&run[whole * 64..], self.mask);
                 }
-                for (g, &w) in tile[..groups].iter().enumerate() {
-                    cols[g][j] = w;
+                for (c, &w) in cols[..groups].iter_mut().zip(&tile) {
+                    c[j] = w;
                 }
             }
             for (g, c) in cols[..groups].iter_mut().enumerate() {
