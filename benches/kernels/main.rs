@@ -617,10 +617,28 @@ fn small_latency(filter: &Option<String>) {
             .collect();
         let t_create = median(&mut creates).as_nanos();
         let t_create_min = creates[0].as_nanos();
+        // create_operator and release, back to back.
+        let mut pairs: Vec<Duration> = (0..15)
+            .map(|_| {
+                const N: u32 = 2000;
+                let t = Instant::now();
+                for _ in 0..N {
+                    let mut op = ptr::null_mut();
+                    // SAFETY: live desc.
+                    let hr = unsafe { dmls_device_create_operator(dev.0, &nz_desc, &mut op) };
+                    black_box(hr);
+                    drop(Op(op));
+                }
+                t.elapsed() / N
+            })
+            .collect();
+        let t_pair = median(&mut pairs).as_nanos();
+        let t_pair_min = pairs[0].as_nanos();
         let th = if threads == 1 { "1" } else { "all" };
         println!(
             "  threads {th:>3}: execute NonZero 2x4 {} / {} ns, DIAGONAL_MATRIX1 4x5 {} / {} ns \
-             (targets < 150), create_operator {t_create_min} / {t_create} ns (target < 2000)",
+             (targets ≤ 150), create_operator {t_create_min} / {t_create} ns, create + release \
+             {t_pair_min} / {t_pair} ns (target ≤ 1000)",
             t_nz.0, t_nz.1, t_dg.0, t_dg.1
         );
     }
