@@ -147,3 +147,99 @@ pub(super) unsafe fn walk<O: Coord, const N: usize>(
     }
     (wi, row)
 }
+
+/// [`walk`] for UINT32 coordinates in ONNX Runtime's layout: row r's column c at element
+/// `2 r + cs × c` (the low halves of an int64 `[N, M]` tensor). Each column of 16 rows is two
+/// vectors whose even lanes are stored (masked stores: the odd lanes, the high halves, are not
+/// touched): the line positions spread by a permute, or the template's value.
+///
+/// # Safety
+/// As for [`walk`], with that layout instead of a packed one: rows `first .. end` (every
+/// element `2 r + cs × c` of them) are in bounds and accessed by no other thread.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,popcnt")]
+pub(super) unsafe fn walk_pairs<const N: usize>(
+    out: *mut u32,
+    cs: usize,
+    geo: &Geometry,
+    words: &[u64],
+    start: u64,
+    first: usize,
+    end: usize,
+) -> (usize, usize) {
+    let xcol = geo.line - geo.first;
+    let iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    let sixteen = _mm512_set1_epi32(16);
+    // Lanes 2i and 2i + 1 of half h take row 8h + i.
+    let spread = [
+        _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0),
+        _mm512_set_epi32(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8),
+    ];
+    const EVEN: u16 = 0x5555;
+    let mut cur = Cursor::<u32, N>::at(geo, start);
+    let mut tv = [_mm512_setzero_si512(); N];
+    macro_rules! rebuild {
+        () => {
+            for c in 0..N {
+                tv[c] = _mm512_set1_epi32(cur.row[c] as i32);
+            }
+        };
+    }
+    rebuild!();
+    let mut row = first;
+    let mut wi = 0;
+    while wi < words.len() {
+        let w = words[wi];
+        if w == 0 {
+            wi += 1;
+            continue;
+        }
+        if row + SLACK > end {
+            break;
+        }
+        let base = start + 64 * wi as u64;
+        let mut bits = w;
+        while bits != 0 {
+            let p = base + u64::from(bits.trailing_zeros());
+            if p >= cur.line_end {
+                cur.reach(geo, p);
+                rebuild!();
+            }
+            let part = match cur.line_end - base {
+                lim if lim >= 64 => bits,
+                lim => bits & ((1u64 << lim) - 1),
+            };
+            bits &= !part;
+            let off = base.wrapping_sub(cur.line_start) as u32;
+            let mut pos = _mm512_add_epi32(iota, _mm512_set1_epi32(off as i32));
+            let mut at = row;
+            for k in 0..4 {
+                let m = (part >> (16 * k)) as u16;
+                let x = _mm512_maskz_compress_epi32(m, pos);
+                pos = _mm512_add_epi32(pos, sixteen);
+                for (c, &t) in tv.iter().enumerate() {
+                    for (h, &s) in spread.iter().enumerate() {
+                        let v = if c == xcol {
+                            _mm512_permutexvar_epi32(s, x)
+                        } else {
+                            t
+                        };
+                        // SAFETY: at + 16 <= end (as in `walk`): rows at + 8h .. at + 8h + 8
+                        // are in bounds and ours; their column c is the even elements of the
+                        // 16 from 2 (at + 8h) + cs × c, and only those are stored.
+                        unsafe {
+                            _mm512_mask_storeu_epi32(
+                                out.add(2 * (at + 8 * h) + cs * c).cast(),
+                                EVEN,
+                                v,
+                            )
+                        };
+                    }
+                }
+                at += m.count_ones() as usize;
+            }
+            row += part.count_ones() as usize;
+        }
+        wi += 1;
+    }
+    (wi, row)
+}
