@@ -395,7 +395,7 @@ impl Layout {
                  sizes and strides need; set it to at least {min} (DMLCalcBufferTensorSize)"
             );
         }
-        if total % 4 != 0 {
+        if !total.is_multiple_of(4) {
             return invalid!(
                 "{op}: {tensor} TotalTensorSizeInBytes is {total}, must be a multiple of 4; round it \
                  up to {}",

@@ -8,8 +8,8 @@
 //! kernel that writes padding or coordinate rows from the count on fails too.
 //!
 //! The seed comes from DMLS_SEED (or the clock) and is printed with every failure. The test
-//! `other_simd_levels` runs the fast cases again in child processes with `DMLS_SIMD=sse2` and
-//! `DMLS_SIMD=portable`, so every instruction set path runs on one machine.
+//! `other_simd_levels` runs the fast cases again in child processes with `DMLS_SIMD=avx2`,
+//! `sse2` and `portable`, so every instruction set path runs on one machine.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -474,8 +474,8 @@ fn diagonal_parallel() {
 }
 
 /// Runs the NONZERO_COORDINATES cases and the large DIAGONAL_MATRIX1 ones (streaming stores)
-/// again with `DMLS_SIMD=sse2` and `DMLS_SIMD=portable` in child processes (the level is read
-/// once per process).
+/// again with `DMLS_SIMD=avx2`, `sse2` and `portable` in child processes (the level is read
+/// once per process; the parent runs at the best level the CPU has, AVX-512 where it can).
 #[test]
 fn other_simd_levels() {
     if std::env::var_os("DMLS_SIMD").is_some() {
@@ -488,9 +488,10 @@ fn other_simd_levels() {
         "nonzero_shapes_and_strides",
         "nonzero_parallel",
         "nonzero_transposed",
+        "diagonal_every_width_and_type",
         "diagonal_parallel",
     ];
-    for level in ["sse2", "portable"] {
+    for level in ["avx2", "sse2", "portable"] {
         let out = std::process::Command::new(&exe)
             .arg("--exact")
             .args(tests)

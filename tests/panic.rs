@@ -165,7 +165,13 @@ fn buffer_binding(buf: &mut [u32]) -> DML_BUFFER_BINDING {
 /// Runs the NONZERO operator on a fixed input; returns the HRESULT and the output buffers.
 fn run(nz: &NonZero, seed: u32) -> (HRESULT, Vec<u32>, Vec<u32>, Vec<f32>) {
     let mut input: Vec<f32> = (0..32u32)
-        .map(|i| if (i + seed) % 3 == 0 { 0.0 } else { i as f32 })
+        .map(|i| {
+            if (i + seed).is_multiple_of(3) {
+                0.0
+            } else {
+                i as f32
+            }
+        })
         .collect();
     let mut count = vec![0xCDCD_CDCDu32; 1];
     let mut coords = vec![0xCDCD_CDCDu32; 64];
@@ -333,7 +339,7 @@ fn panics_on_many_threads_at_once_stay_on_their_thread() {
                 };
                 barrier.wait();
                 for round in 0..20u32 {
-                    let panic_now = (round + t as u32) % 2 == 0;
+                    let panic_now = (round + t as u32).is_multiple_of(2);
                     if panic_now {
                         panic_on_next_call();
                     }

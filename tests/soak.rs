@@ -106,7 +106,7 @@ fn worker(shared: &Shared, seed: u64) {
                 (case.execute(&op), "shared device")
             }
             _ => {
-                if iteration % 16 == 0 {
+                if iteration.is_multiple_of(16) {
                     private = device(random_threads(&mut rng));
                     shared.releases.fetch_add(1, Ordering::Relaxed);
                 }

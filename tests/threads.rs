@@ -4,9 +4,9 @@
 //! are large enough for the kernels' parallel paths (see tests/cases/mod.rs), so the split of
 //! the work into tasks differs on every device.
 //!
-//! `every_simd_level` runs the cases again in child processes with `DMLS_SIMD=sse2` and
-//! `DMLS_SIMD=portable` (the level is read once per process), so every instruction-set path
-//! the machine has is compared too.
+//! `every_simd_level` runs the cases again in child processes with `DMLS_SIMD=avx2`, `sse2` and
+//! `portable` (the level is read once per process), so every instruction-set path the machine
+//! has is compared too (the parent runs at the best level: AVX-512 where the CPU has it).
 //!
 //! The seed comes from DMLS_SEED (or the clock) and is printed on failure; `DMLS_THREADS_CASES`
 //! changes the number of cases (default 24).
@@ -60,7 +60,7 @@ fn every_simd_level() {
     }
     let exe = std::env::current_exe().expect("test executable");
     let seed = common::seed_from_env("DMLS_SEED");
-    for level in ["sse2", "portable"] {
+    for level in ["avx2", "sse2", "portable"] {
         let out = std::process::Command::new(&exe)
             .args(["--exact", "same_bytes_on_every_thread_count", "--nocapture"])
             .env("DMLS_SIMD", level)

@@ -8,18 +8,30 @@
 
 use rayon::prelude::*;
 
+use super::cost::{self, Bounds, SerialRate};
 use super::diagonal::DiagonalPlan;
 use super::simd::{Isa, StreamWriter, Word};
 use super::{Input, Workers};
 use crate::error::Result;
 
-/// Outputs of at least this many bytes are split across workers.
-const PARALLEL_MIN_BYTES: u64 = 1 << 20;
+/// Outputs below the floor (bytes) are written on one thread, from the ceiling split across
+/// the workers (with more than one); in between, as measured ([`cost`]).
+const PARALLEL: Bounds = Bounds {
+    floor: 64 << 10,
+    ceiling: 1 << 20,
+};
+/// The serial path's time per output byte (starting at 0.05 ns).
+static SERIAL_RATE: SerialRate = SerialRate::new(50);
+/// Serial executions of at least this many output bytes are timed for [`SERIAL_RATE`].
+const TIMED_MIN_BYTES: u64 = 16 << 10;
 /// Outputs of at least this many bytes (too many to stay in cache for whoever reads them next)
 /// are written with non-temporal stores, which skip reading each cache line before writing it.
 const STREAM_MIN_BYTES: u64 = 8 << 20;
 /// Rows narrower than this many bytes are written element by element.
 const SMALL_ROW_BYTES: usize = 64;
+/// With AVX-512, rows of at most this many bytes (one vector) are written with a blend;
+/// longer ones as runs of fills and copies.
+const BLEND_ROW_BYTES: usize = 64;
 /// Rows narrower than this many bytes are written with ordinary stores.
 const STREAM_MIN_ROW_BYTES: usize = 256;
 
@@ -259,6 +271,105 @@ unsafe fn stream_rows_avx2<U: Word>(
     stream_rows(chunk, first_row, shape, fill, value, other, isa)
 }
 
+/// Writes packed rows `first_row ..` (as many as `chunk` holds) with AVX-512 runs: no library
+/// call per run, masked stores for the partial vectors.
+///
+/// # Safety
+/// The CPU has AVX-512 F and BW.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn rows_avx512<U: Word>(
+    chunk: &mut [U],
+    first_row: usize,
+    (w, h): (usize, u64),
+    (begin, end): (i64, i64),
+    value: U,
+    other: Other<'_, U>,
+) {
+    use super::simd::runs512::{copy, fill};
+    let mut lanes = [value; 64];
+    let lanes = &mut lanes[..64 / U::SIZE];
+    lanes.fill(value);
+    // SAFETY: `lanes` is 64 bytes; loadu needs no alignment.
+    let pattern = unsafe { core::arch::x86_64::_mm512_loadu_si512(lanes.as_ptr().cast()) };
+    let zero = core::arch::x86_64::_mm512_setzero_si512();
+    let mut y = first_row as u64 % h;
+    if w * U::SIZE <= BLEND_ROW_BYTES {
+        // Short rows go a vector at a time: the Value lanes from a mask, one blend and one
+        // store (masked for the row's last, partial vector).
+        let s = U::SIZE;
+        let n = w * s;
+        let ones = |k: usize| if k >= 64 { u64::MAX } else { (1u64 << k) - 1 };
+        for (r, row) in chunk.chunks_exact_mut(w).enumerate() {
+            let seg = segments(y, w as u64, begin, end);
+            let (lo, hi) = (seg.lo * s, seg.hi.max(seg.lo) * s);
+            let dst = row.as_mut_ptr().cast::<u8>();
+            let src = match other {
+                Other::From(i) => i[(first_row + r) * w..][..w].as_ptr().cast::<u8>(),
+                _ => core::ptr::null(),
+            };
+            let mut o = 0;
+            while o < n {
+                let lanes = ones(n - o);
+                let inside = ones(hi.saturating_sub(o)) & !ones(lo.saturating_sub(o));
+                let is_value = lanes & if seg.value_outside { !inside } else { inside };
+                // SAFETY: `lanes` covers bytes o .. min(o + 64, n) of the row (w × s bytes of
+                // this thread's chunk) and of the input row (as long, bounds-checked by the
+                // slice, not overlapping the output); masked-off bytes are neither read nor
+                // written.
+                unsafe {
+                    use core::arch::x86_64::*;
+                    let d = dst.add(o).cast();
+                    match other {
+                        Other::Zero => _mm512_mask_storeu_epi8(
+                            d,
+                            lanes,
+                            _mm512_maskz_mov_epi8(is_value, pattern),
+                        ),
+                        Other::Keep => _mm512_mask_storeu_epi8(d, is_value, pattern),
+                        Other::From(_) => {
+                            let v = _mm512_maskz_loadu_epi8(lanes, src.add(o).cast());
+                            let v = _mm512_mask_mov_epi8(v, is_value, pattern);
+                            _mm512_mask_storeu_epi8(d, lanes, v);
+                        }
+                    }
+                }
+                o += 64;
+            }
+            y += 1;
+            if y == h {
+                y = 0;
+            }
+        }
+        return;
+    }
+    for (r, row) in chunk.chunks_exact_mut(w).enumerate() {
+        let seg = segments(y, w as u64, begin, end);
+        let (lo, hi) = (seg.lo, seg.hi.max(seg.lo));
+        let v = seg.value_outside;
+        let src = (first_row + r) * w;
+        for (a, b, is_value) in [(0, lo, v), (lo, hi, !v), (hi, w, v)] {
+            let run = &mut row[a..b];
+            let (dst, n) = (run.as_mut_ptr().cast::<u8>(), run.len() * U::SIZE);
+            // SAFETY: `run` is n bytes of this thread's chunk; the copy's source is the
+            // input's matching n bytes (bounds-checked by the slice), and a shared slice never
+            // overlaps a mutable one.
+            unsafe {
+                match (is_value, other) {
+                    (true, _) => fill(dst, n, pattern),
+                    (false, Other::Zero) => fill(dst, n, zero),
+                    (false, Other::Keep) => {}
+                    (false, Other::From(s)) => copy(dst, s[src + a..src + b].as_ptr().cast(), n),
+                }
+            }
+        }
+        y += 1;
+        if y == h {
+            y = 0;
+        }
+    }
+}
+
 fn run_packed<U: Word>(
     plan: &DiagonalPlan,
     value: U,
@@ -289,6 +400,13 @@ fn run_packed<U: Word>(
             stream_rows(chunk, first_row, (w, h), (begin, end), value, other, isa);
             return;
         }
+        #[cfg(target_arch = "x86_64")]
+        if isa.has_avx512() {
+            // SAFETY: only detection makes an `Isa` at Avx512, on a CPU that has AVX-512 F and
+            // BW.
+            unsafe { rows_avx512(chunk, first_row, (w, h), (begin, end), value, other) };
+            return;
+        }
         let mut y = first_row as u64 % h;
         for (r, row) in chunk.chunks_exact_mut(w).enumerate() {
             let seg = segments(y, w as u64, begin, end);
@@ -303,13 +421,16 @@ fn run_packed<U: Word>(
             }
         }
     };
-    if workers.threads > 1 && bytes >= PARALLEL_MIN_BYTES {
+    if cost::parallel_pays(bytes, &PARALLEL, &SERIAL_RATE, 1, workers) {
         let rows_per_task = rows.div_ceil(workers.threads * 8).max(1);
         workers.run(|| {
             out.par_chunks_mut(rows_per_task * w)
                 .enumerate()
                 .for_each(|(t, chunk)| do_rows(t * rows_per_task, chunk))
         })
+    } else if (TIMED_MIN_BYTES..PARALLEL.ceiling).contains(&bytes) {
+        cost::timed(&SERIAL_RATE, bytes, || do_rows(0, out));
+        Ok(())
     } else {
         do_rows(0, out);
         Ok(())

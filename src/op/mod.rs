@@ -10,6 +10,7 @@ use crate::error::Result;
 use crate::pool::LazyPool;
 use crate::tensor::TensorDesc;
 
+mod cost;
 pub(crate) mod diagonal;
 mod diagonal_kernel;
 pub(crate) mod kind;

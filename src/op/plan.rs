@@ -175,7 +175,7 @@ fn check_slice(op: &str, name: &str, bytes: &[u8], l: &Layout) -> Result<()> {
     }
     let align = (l.alignment as usize).max(l.dtype.size());
     let addr = bytes.as_ptr() as usize;
-    if addr % align != 0 {
+    if !addr.is_multiple_of(align) {
         return invalid!(
             "{op}: {name} starts at address {addr:#x}, which is not aligned to {align} bytes (the \
              element size{})",

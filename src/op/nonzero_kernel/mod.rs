@@ -17,8 +17,11 @@
 //! The modules, by job: this one picks the types (dispatch); [`schedule`] runs the serial path
 //! or the parallel rounds; [`source`] masks the input (packed, strided or tiled);
 //! [`cursor`] tracks the coordinates of the current line; [`rows`] writes the rows through an
-//! [`out_view::OutView`]; [`expand`] is the AVX2 expansion of dense words.
+//! [`out_view::OutView`]; [`expand`] is the AVX2 expansion of dense words and [`compress`] the
+//! AVX-512 one (any density above sparse, packed output of any type and column count).
 
+#[cfg(target_arch = "x86_64")]
+mod compress;
 mod cursor;
 #[cfg(target_arch = "x86_64")]
 mod expand;

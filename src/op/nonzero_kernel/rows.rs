@@ -3,9 +3,9 @@
 //! expansion for dense ones.
 
 use super::cursor::{Coord, Cursor, Geometry};
-#[cfg(target_arch = "x86_64")]
-use super::expand;
 use super::out_view::{Exclusive, OutView, Shared};
+#[cfg(target_arch = "x86_64")]
+use super::{compress, expand};
 use crate::op::kind::OpKind;
 use crate::op::simd::Isa;
 
@@ -63,6 +63,9 @@ impl<'a, O, const N: usize, const PACKED: bool, S> Rows<'a, O, N, PACKED, S> {
 
 /// How rows written through a view of kind `Self` may be scheduled.
 pub(super) trait Sharing: Sized {
+    /// True when the view was built from a layout proven disjoint (no two elements share
+    /// memory), so rows written ahead and rewritten later cannot clobber another row.
+    const DISJOINT: bool;
     /// The writer for rows over a view of this kind.
     fn writer<'r, O: Coord, const N: usize, const P: bool>(
         rows: &'r Rows<'_, O, N, P, Self>,
@@ -70,6 +73,7 @@ pub(super) trait Sharing: Sized {
 }
 
 impl Sharing for Exclusive {
+    const DISJOINT: bool = false;
     fn writer<'r, O: Coord, const N: usize, const P: bool>(
         rows: &'r Rows<'_, O, N, P, Self>,
     ) -> Writer<'r> {
@@ -78,6 +82,7 @@ impl Sharing for Exclusive {
 }
 
 impl Sharing for Shared {
+    const DISJOINT: bool = true;
     fn writer<'r, O: Coord, const N: usize, const P: bool>(
         rows: &'r Rows<'_, O, N, P, Self>,
     ) -> Writer<'r> {
@@ -96,6 +101,10 @@ const SPARSE_BITS: usize = 2;
 const UNROLL: usize = 8;
 /// Rows one expanded word may store past its first row: 64 set bits, then eight whole rows.
 const SLACK: usize = 72;
+/// The AVX-512 walk ([`compress`]) takes lines at least this long; shorter ones change the
+/// template too often for it to pay.
+#[cfg(target_arch = "x86_64")]
+const COMPRESS_MIN_WIDTH: u64 = 8;
 
 impl<O: Coord, const N: usize, const PACKED: bool, S> Rows<'_, O, N, PACKED, S> {
     /// Writes row `row`: the template with column `xcol` (`N - 1` when `LAST`) set to `x`.
@@ -398,7 +407,7 @@ unsafe fn walk_dense<O: Coord, const N: usize, const PACKED: bool, S>(
     debug_assert_eq!(row, end);
 }
 
-impl<O: Coord, const N: usize, const PACKED: bool, S> Emit for Rows<'_, O, N, PACKED, S> {
+impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_, O, N, PACKED, S> {
     unsafe fn emit(&self, words: &[u64], start: u64, first_row: u64) -> u64 {
         let count: u64 = words.iter().map(|w| u64::from(w.count_ones())).sum();
         if count == 0 {
@@ -421,6 +430,70 @@ impl<O: Coord, const N: usize, const PACKED: bool, S> Emit for Rows<'_, O, N, PA
         // those rows. The AVX2 walks run only when the CPU has AVX2, BMI1 and POPCNT; the dense
         // one only for a packed UINT32 output of up to four columns whose last is the line
         // position.
+        #[cfg(target_arch = "x86_64")]
+        if self.isa.has_avx512()
+            && !PACKED
+            && !O::WIDE
+            && S::DISJOINT
+            && self.rs == 2
+            && self.cs >= 2
+            && self.geo.width >= COMPRESS_MIN_WIDTH
+            && end - first >= SPARSE_BITS * words.len()
+        {
+            // SAFETY: see above; the output is UINT32 with rows two elements apart (ONNX
+            // Runtime's int64 pairs) over a layout proven disjoint (rows stored ahead of the
+            // walk share no element with a row written before), and the level allows AVX-512
+            // F, BW, VL and VBMI2, BMI1 and POPCNT.
+            let (done, row) = unsafe {
+                compress::walk_pairs::<N>(
+                    self.out.as_ptr().cast(),
+                    self.cs,
+                    &self.geo,
+                    words,
+                    start,
+                    first,
+                    end,
+                )
+            };
+            if done < words.len() {
+                let (rest, at) = (&words[done..], start + 64 * done as u64);
+                // SAFETY: as for the packed case below.
+                unsafe {
+                    if last_col {
+                        walk_avx2::<O, N, PACKED, true, S>(self, rest, at, row, end);
+                    } else {
+                        walk_avx2::<O, N, PACKED, false, S>(self, rest, at, row, end);
+                    }
+                }
+            }
+            return count;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if self.isa.has_avx512()
+            && PACKED
+            && N <= 8
+            && self.geo.width >= COMPRESS_MIN_WIDTH
+            && end - first >= SPARSE_BITS * words.len()
+        {
+            // SAFETY: see above; the output is packed with N <= 8 columns, and the level
+            // allows AVX-512 F, BW, VL and VBMI2, BMI1 and POPCNT.
+            let (done, row) = unsafe {
+                compress::walk::<O, N>(self.out.as_ptr(), &self.geo, words, start, first, end)
+            };
+            if done < words.len() {
+                let (rest, at) = (&words[done..], start + 64 * done as u64);
+                // SAFETY: the rest of the words have `end - row` set bits, for rows
+                // `row .. end`, in bounds and ours as above; the level allows AVX2.
+                unsafe {
+                    if last_col {
+                        walk_avx2::<O, N, PACKED, true, S>(self, rest, at, row, end);
+                    } else {
+                        walk_avx2::<O, N, PACKED, false, S>(self, rest, at, row, end);
+                    }
+                }
+            }
+            return count;
+        }
         #[cfg(target_arch = "x86_64")]
         if self.isa.has_avx2() {
             let dense = PACKED && !O::WIDE && N <= 4 && last_col;

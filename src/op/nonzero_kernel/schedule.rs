@@ -5,6 +5,7 @@ use rayon::prelude::*;
 use super::rows::{Emit, Writer};
 use super::source::Source;
 use crate::error::{Error, Result};
+use crate::op::cost::{self, Bounds, SerialRate};
 use crate::op::kind::OpKind;
 use crate::op::nonzero::NonZeroPlan;
 use crate::op::simd::Word;
@@ -25,8 +26,16 @@ const TASKS_PER_WORKER: usize = 8;
 /// The most workers one execution uses.
 const MAX_THREADS: usize = 64;
 const MAX_TASKS: usize = MAX_THREADS * TASKS_PER_WORKER;
-/// Inputs below this many elements run serially.
-const PARALLEL_MIN: u64 = 1 << 17;
+/// Inputs below the floor run serially, inputs from the ceiling in parallel (with more than one
+/// thread); in between, as measured ([`cost`]).
+const PARALLEL: Bounds = Bounds {
+    floor: 1 << 14,
+    ceiling: 1 << 17,
+};
+/// The serial path's time per input element (starting at 0.3 ns).
+static SERIAL_RATE: SerialRate = SerialRate::new(300);
+/// Serial executions of at least this many elements are timed for [`SERIAL_RATE`].
+const TIMED_MIN: u64 = 1 << 12;
 /// Bitmask words the serial path works on at a time (on the stack).
 const SERIAL_WORDS: usize = 64;
 
@@ -40,8 +49,15 @@ pub(super) fn drive<U: Word>(
 ) -> Result<u64> {
     let m = plan.input.elements;
     let threads = workers.threads.min(MAX_THREADS);
+    let (tasks, chunk) = chunking(m, threads, src.min_chunk());
+    // A trip to mask the first round, then one per round.
+    let trips = 1 + m.div_ceil(tasks as u64 * chunk);
     let shared = match rows {
-        Writer::Parallel(rows) if threads > 1 && m >= PARALLEL_MIN => Some(rows),
+        Writer::Parallel(rows)
+            if cost::parallel_pays(m, &PARALLEL, &SERIAL_RATE, trips, workers) =>
+        {
+            Some(rows)
+        }
         _ => None,
     };
     let Some(rows) = shared else {
@@ -51,23 +67,26 @@ pub(super) fn drive<U: Word>(
         if m <= 64 {
             return Ok(serial(src, rows, m, &mut [0u64; 1]));
         }
-        if m < PARALLEL_MIN {
+        if m < TIMED_MIN {
             return Ok(serial(src, rows, m, &mut [0u64; SERIAL_WORDS]));
         }
-        let n = (CHUNK / 64) as usize;
+        if m < PARALLEL.ceiling {
+            let words = &mut [0u64; SERIAL_WORDS];
+            return Ok(cost::timed(&SERIAL_RATE, m, || serial(src, rows, m, words)));
+        }
+        let n = (CHUNK.max(src.min_chunk()).min(m.div_ceil(64) * 64) / 64) as usize;
         let mut heap = Vec::new();
         heap.try_reserve_exact(n)
             .map_err(|_| Error::OutOfMemory(format!("{OP}: no memory for a bitmask chunk")))?;
         heap.resize(n, 0);
-        return Ok(serial(src, rows, m, &mut heap));
+        return Ok(cost::timed(&SERIAL_RATE, m, || {
+            serial(src, rows, m, &mut heap)
+        }));
     };
 
     // Parallel rounds of `tasks` chunks. Each step writes the rows of the previous round (whose
     // first rows the prefix sum gave) and masks the chunks of the next one, so a round costs
     // one trip through the pool.
-    let tasks = threads * TASKS_PER_WORKER;
-    // At least four rounds, with chunks from MIN_CHUNK to CHUNK elements.
-    let chunk = (m / (4 * tasks as u64) / 64 * 64).clamp(MIN_CHUNK, CHUNK);
     let per_chunk = (chunk / 64) as usize;
     let mut scratch: Vec<u64> = Vec::new();
     scratch
@@ -134,6 +153,15 @@ pub(super) fn drive<U: Word>(
         row
     })?;
     Ok(total)
+}
+
+/// The parallel path's tasks per round and elements per task: at least four rounds, with chunks
+/// from MIN_CHUNK to CHUNK elements.
+/// A tiled input's chunks hold at least `min_chunk` elements (see `Source::min_chunk`).
+fn chunking(m: u64, threads: usize, min_chunk: u64) -> (usize, u64) {
+    let tasks = threads * TASKS_PER_WORKER;
+    let chunk = (m / (4 * tasks as u64) / 64 * 64).clamp(MIN_CHUNK, CHUNK);
+    (tasks, chunk.max(min_chunk.div_ceil(64) * 64))
 }
 
 /// Masks and writes every element on this thread, `words.len()` words at a time; returns the

@@ -30,6 +30,12 @@ impl<'a, U: Word> Source<'a, U> {
         }
     }
 
+    /// The fewest elements a chunk should hold: for a tiled input, `64 × GROUPS` whole lines
+    /// (so that each of its columns is read a page at a time), else 0.
+    pub fn min_chunk(&self) -> u64 {
+        self.tiled.map_or(0, |width| width * (64 * GROUPS) as u64)
+    }
+
     /// Fills `words` with the nonzero bitmask of elements `[start, end)` (bit i of word w is
     /// element `start + 64 w + i`; `words` holds exactly the words that range needs) and returns
     /// how many bits are set.
@@ -103,12 +109,27 @@ impl<'a, U: Word> Source<'a, U> {
         let first = r0 / width as u64;
         let mut bases = [0usize; 64];
         let mut total = 0;
-        for t0 in (0..lines).step_by(64) {
+        let mut t0 = 0;
+        while t0 < lines {
+            // Lines next to each other in memory (a transposed matrix): up to GROUPS tiles at
+            // once, so that each column is read GROUPS × 64 elements at a time, in one page.
+            let h = (64 * GROUPS).min(lines - t0);
+            let b0 = strides.line_offset(first + t0 as u64) as usize;
+            if h > 64
+                && (1..h).all(|k| strides.line_offset(first + (t0 + k) as u64) as usize == b0 + k)
+            {
+                total += self.adjacent_tiles(b0, step, per_line, h, &mut words[t0 * per_line..]);
+                t0 += h;
+                continue;
+            }
             let nt = 64.min(lines - t0);
             for (k, b) in bases[..nt].iter_mut().enumerate() {
                 *b = strides.line_offset(first + (t0 + k) as u64) as usize;
             }
             let bases = &bases[..nt];
+            // Lines next to each other in memory (a transposed matrix): a column of the tile is
+            // nt consecutive elements, masked like a packed input.
+            let adjacent = bases.iter().enumerate().all(|(k, &b)| b == bases[0] + k);
             for col in 0..per_line {
                 // Column masks first: independent loads, no branches, so many cache misses
                 // are in flight at once. Bit k: line t0 + k is nonzero in that column.
@@ -116,22 +137,94 @@ impl<'a, U: Word> Source<'a, U> {
                 for (j, m) in cols.iter_mut().enumerate() {
                     let at = (col * 64 + j) * step;
                     prefetch(self.data, bases[0] + at + PREFETCH_COLUMNS * step);
+                    if adjacent {
+                        let run = &self.data[bases[0] + at..][..nt];
+                        if nt == 64 {
+                            U::mask_blocks(run, self.mask, core::slice::from_mut(m), self.isa);
+                        } else {
+                            *m = mask_tail(run, self.mask);
+                        }
+                        continue;
+                    }
                     for (k, &b) in bases.iter().enumerate() {
                         *m |= u64::from(self.data[b + at].and(self.mask) != U::ZERO) << k;
                     }
                 }
-                // Then the bit matrix transposed into each line's word.
-                for k in 0..nt {
-                    let mut w = 0u64;
-                    for (j, &m) in cols.iter().enumerate() {
-                        w |= (m >> k & 1) << j;
-                    }
+                // Then the bit matrix transposed: word k holds line t0 + k's bits.
+                transpose64(&mut cols);
+                for (k, &w) in cols[..nt].iter().enumerate() {
                     words[(t0 + k) * per_line + col] = w;
+                    total += u64::from(w.count_ones());
+                }
+            }
+            t0 += nt;
+        }
+        total
+    }
+
+    /// [`Source::tiled_masks`] for `h` lines (at most `64 × GROUPS`) whose first elements are
+    /// adjacent from element `b0` on: each column's `h` elements are one contiguous run,
+    /// masked like a packed input; `words` starts at the first line's first word.
+    fn adjacent_tiles(
+        &self,
+        b0: usize,
+        step: usize,
+        per_line: usize,
+        h: usize,
+        words: &mut [u64],
+    ) -> u64 {
+        let groups = h.div_ceil(64);
+        let whole = h / 64;
+        let mut cols = [[0u64; 64]; GROUPS];
+        let mut total = 0;
+        for col in 0..per_line {
+            for j in 0..64 {
+                let at = b0 + (col * 64 + j) * step;
+                prefetch(self.data, at + PREFETCH_COLUMNS * step);
+                let run = &self.data[at..][..h];
+                let mut tile = [0u64; GROUPS];
+                U::mask_blocks(&run[..whole * 64], self.mask, &mut tile[..whole], self.isa);
+                if whole < groups {
+                    tile[whole] = mask_tail(&run[whole * 64..], self.mask);
+                }
+                for (c, &w) in cols[..groups].iter_mut().zip(&tile) {
+                    c[j] = w;
+                }
+            }
+            for (g, c) in cols[..groups].iter_mut().enumerate() {
+                transpose64(c);
+                let n = 64.min(h - 64 * g);
+                for (k, &w) in c[..n].iter().enumerate() {
+                    words[(64 * g + k) * per_line + col] = w;
                     total += u64::from(w.count_ones());
                 }
             }
         }
         total
+    }
+}
+
+/// Tiles of 64 lines that [`Source::adjacent_tiles`] reads at once: 16 × 64 elements of four
+/// bytes are a 4 KiB page per column.
+const GROUPS: usize = 16;
+
+/// Transposes a 64 × 64 bit matrix in place: bit c of word r moves to bit r of word c. Blocks
+/// are swapped across the diagonal, halving in size: 32 × 32, then 16 × 16 within each, and so
+/// on (six passes of 32 word pairs, instead of one step per bit).
+fn transpose64(a: &mut [u64; 64]) {
+    let mut j = 32;
+    let mut m: u64 = 0x0000_0000_FFFF_FFFF;
+    while j != 0 {
+        for k in 0..64 {
+            if k & j == 0 {
+                // The high-column block of row k and the low-column block of row k + j.
+                let t = ((a[k] >> j) ^ a[k + j]) & m;
+                a[k] ^= t << j;
+                a[k + j] ^= t;
+            }
+        }
+        j >>= 1;
+        m ^= m << j;
     }
 }
 
@@ -188,7 +281,7 @@ impl Strides {
     fn tile_width(&self, size: usize) -> Option<u64> {
         let d = self.dims;
         let pays = d >= 2
-            && self.sizes[d - 1] % 64 == 0
+            && self.sizes[d - 1].is_multiple_of(64)
             && self.strides[d - 1] as usize * size >= 64
             && self.strides[d - 2] != 0
             && self.strides[d - 2] as usize * size <= 32;
@@ -266,6 +359,30 @@ impl StridedCursor {
             self.offset = self.offset.wrapping_add(s.strides[d]);
             if self.idx[d] < s.sizes[d] {
                 return;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::transpose64;
+    use crate::test_util::xorshift;
+
+    #[test]
+    fn transpose64_moves_every_bit() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..50 {
+            let mut a = [0u64; 64];
+            for w in a.iter_mut() {
+                *w = xorshift(&mut seed);
+            }
+            let mut t = a;
+            transpose64(&mut t);
+            for (r, &row) in a.iter().enumerate() {
+                for (c, &col) in t.iter().enumerate() {
+                    assert_eq!(row >> c & 1, col >> r & 1, "bit ({r}, {c})");
+                }
             }
         }
     }

@@ -1,8 +1,9 @@
 //! The instruction-set token: which SIMD level the kernels may use.
 //!
-//! On x86_64, SSE2 is always there and AVX2 (with BMI1 and POPCNT) is detected at run time;
-//! other targets use portable code. `DMLS_SIMD=portable|sse2|avx2` in the environment (read
-//! once per process) lowers the level, so the tests can run every path on one machine.
+//! On x86_64, SSE2 is always there; AVX2 (with BMI1 and POPCNT) and AVX-512 (F, BW, VL and
+//! VBMI2, for its compress instructions) are detected at run time; other targets use portable
+//! code. `DMLS_SIMD=portable|sse2|avx2|avx512` in the environment (read once per process) lowers
+//! the level, so the tests can run every path on one machine.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -16,10 +17,13 @@ pub(crate) enum Level {
     Sse2 = 2,
     /// x86_64 with AVX2, BMI1 and POPCNT.
     Avx2 = 3,
+    /// All of the above and AVX-512 F, BW, VL and VBMI2.
+    Avx512 = 4,
 }
 
 /// A level this CPU has. Its field is private to this module and only detection makes one,
-/// so code holding an `Isa` at [`Level::Avx2`] may run AVX2, BMI1 and POPCNT instructions.
+/// so code holding an `Isa` at [`Level::Avx2`] or above may run AVX2, BMI1 and POPCNT
+/// instructions, and at [`Level::Avx512`] also AVX-512 F, BW, VL and VBMI2 ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Isa {
     level: Level,
@@ -36,6 +40,7 @@ impl Isa {
             1 => Level::Portable,
             2 => Level::Sse2,
             3 => Level::Avx2,
+            4 => Level::Avx512,
             _ => return Isa::detect_first(),
         };
         Isa { level }
@@ -46,7 +51,8 @@ impl Isa {
         let cap = match std::env::var("DMLS_SIMD").as_deref() {
             Ok("portable") => Level::Portable,
             Ok("sse2") => Level::Sse2,
-            _ => Level::Avx2,
+            Ok("avx2") => Level::Avx2,
+            _ => Level::Avx512,
         };
         let isa = Isa::at_most(cap);
         ISA.store(isa.level as u8, Ordering::Relaxed);
@@ -63,7 +69,7 @@ impl Isa {
     /// Every level this CPU has, lowest first.
     #[cfg(test)]
     pub fn all() -> Vec<Isa> {
-        [Level::Portable, Level::Sse2, Level::Avx2]
+        [Level::Portable, Level::Sse2, Level::Avx2, Level::Avx512]
             .into_iter()
             .map(Isa::at_most)
             .fold(Vec::new(), |mut v, isa| {
@@ -83,17 +89,29 @@ impl Isa {
     /// True when AVX2, BMI1 and POPCNT may be used.
     #[inline(always)]
     pub fn has_avx2(self) -> bool {
-        self.level == Level::Avx2
+        self.level >= Level::Avx2
+    }
+
+    /// True when AVX-512 F, BW, VL and VBMI2 may be used (and everything AVX2 allows).
+    #[inline(always)]
+    pub fn has_avx512(self) -> bool {
+        self.level == Level::Avx512
     }
 }
 
 fn best_level() -> Level {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::is_x86_feature_detected!("avx2")
+        let avx2 = std::is_x86_feature_detected!("avx2")
             && std::is_x86_feature_detected!("bmi1")
-            && std::is_x86_feature_detected!("popcnt")
-        {
+            && std::is_x86_feature_detected!("popcnt");
+        let avx512 = std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512bw")
+            && std::is_x86_feature_detected!("avx512vl")
+            && std::is_x86_feature_detected!("avx512vbmi2");
+        if avx2 && avx512 {
+            Level::Avx512
+        } else if avx2 {
             Level::Avx2
         } else {
             Level::Sse2
@@ -112,14 +130,14 @@ mod tests {
     #[test]
     fn forced_levels_never_exceed_the_cpu() {
         let best = best_level();
-        for cap in [Level::Portable, Level::Sse2, Level::Avx2] {
+        for cap in [Level::Portable, Level::Sse2, Level::Avx2, Level::Avx512] {
             let isa = Isa::at_most(cap);
             assert!(
                 isa.level() <= cap && isa.level() <= best,
                 "{cap:?} gave {isa:?}"
             );
         }
-        assert_eq!(Isa::at_most(Level::Avx2).level(), best);
+        assert_eq!(Isa::at_most(Level::Avx512).level(), best);
         assert_eq!(Isa::all().last().map(|i| i.level()), Some(best));
         assert!(Isa::detect().level() <= best);
     }

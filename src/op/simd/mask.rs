@@ -1,5 +1,5 @@
 //! Element words and compare-to-bitmask (NONZERO_COORDINATES): [`Word::mask_blocks`]
-//! dispatches on the [`Isa`] token to SSE2, AVX2 or portable code.
+//! dispatches on the [`Isa`] token to SSE2, AVX2, AVX-512 (`mask512.rs`) or portable code.
 
 use super::isa::{Isa, Level};
 
@@ -17,7 +17,7 @@ pub(crate) trait Word: Copy + Send + Sync + PartialEq + bytemuck::Pod + 'static 
 }
 
 macro_rules! word {
-    ($t:ty, $sse2:ident, $avx2:ident) => {
+    ($t:ty, $sse2:ident, $avx2:ident, $avx512:ident) => {
         impl Word for $t {
             const ZERO: Self = 0;
             const SIZE: usize = core::mem::size_of::<$t>();
@@ -35,6 +35,10 @@ macro_rules! word {
             fn mask_blocks(data: &[Self], mask: Self, out: &mut [u64], isa: Isa) -> u64 {
                 match isa.level() {
                     #[cfg(target_arch = "x86_64")]
+                    // SAFETY: only detection makes an `Isa`, and at Avx512 only when the CPU
+                    // has AVX-512 F, BW, VL, VBMI2, AVX2, BMI1 and POPCNT.
+                    Level::Avx512 => unsafe { super::mask512::$avx512(data, mask, out) },
+                    #[cfg(target_arch = "x86_64")]
                     // SAFETY: only detection makes an `Isa`, and at Avx2 only when the CPU has
                     // AVX2, BMI1 and POPCNT.
                     Level::Avx2 => unsafe { x86::$avx2(data, mask, out) },
@@ -47,10 +51,10 @@ macro_rules! word {
         }
     };
 }
-word!(u8, u8_sse2, u8_avx2);
-word!(u16, u16_sse2, u16_avx2);
-word!(u32, u32_sse2, u32_avx2);
-word!(u64, u64_sse2, u64_avx2);
+word!(u8, u8_sse2, u8_avx2, u8_avx512);
+word!(u16, u16_sse2, u16_avx2, u16_avx512);
+word!(u32, u32_sse2, u32_avx2, u32_avx512);
+word!(u64, u64_sse2, u64_avx2, u64_avx512);
 
 /// Bit `i` of the result is set when `block[i] & mask != 0` (portable).
 #[inline(always)]

@@ -29,8 +29,9 @@ pub fn fill<U: Word>(dst: &mut [U], v: U, isa: Isa) {
     let dst: &mut [u8] = bytemuck::cast_slice_mut(dst);
     match isa.level() {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: only detection makes an `Isa` at Avx2, on a CPU with AVX2 (and so AVX).
-        Level::Avx2 => unsafe { x86::fill32(dst, pattern) },
+        // SAFETY: only detection makes an `Isa` at Avx2 or above, on a CPU with AVX2 (and so
+        // AVX).
+        Level::Avx2 | Level::Avx512 => unsafe { x86::fill32(dst, pattern) },
         #[cfg(target_arch = "x86_64")]
         Level::Sse2 => x86::fill16(dst, pattern),
         _ => {
@@ -49,8 +50,9 @@ pub fn copy<U: Word>(dst: &mut [U], src: &[U], isa: Isa) {
     let dst: &mut [u8] = bytemuck::cast_slice_mut(dst);
     match isa.level() {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: only detection makes an `Isa` at Avx2, on a CPU with AVX2 (and so AVX).
-        Level::Avx2 => unsafe { x86::copy32(dst, src) },
+        // SAFETY: only detection makes an `Isa` at Avx2 or above, on a CPU with AVX2 (and so
+        // AVX).
+        Level::Avx2 | Level::Avx512 => unsafe { x86::copy32(dst, src) },
         #[cfg(target_arch = "x86_64")]
         Level::Sse2 => x86::copy16(dst, src),
         _ => dst.copy_from_slice(src),
@@ -75,7 +77,11 @@ mod x86 {
     /// Streams the first 16 bytes of `pattern` over `dst` (16-byte aligned, whole units).
     #[inline(always)]
     pub fn fill16(dst: &mut [u8], pattern: &[u8]) {
-        assert!(dst.as_ptr() as usize % 16 == 0 && dst.len() % 16 == 0 && pattern.len() >= 16);
+        assert!(
+            (dst.as_ptr() as usize).is_multiple_of(16)
+                && dst.len().is_multiple_of(16)
+                && pattern.len() >= 16
+        );
         // SAFETY: SSE2 is part of every x86_64; the pattern has 16 readable bytes.
         let v = unsafe { _mm_loadu_si128(pattern.as_ptr().cast()) };
         for d in dst.chunks_exact_mut(16) {
@@ -87,7 +93,7 @@ mod x86 {
     /// Streams `src` into `dst` (16-byte aligned, whole units; same length).
     #[inline(always)]
     pub fn copy16(dst: &mut [u8], src: &[u8]) {
-        assert!(dst.as_ptr() as usize % 16 == 0 && dst.len() % 16 == 0);
+        assert!((dst.as_ptr() as usize).is_multiple_of(16) && dst.len().is_multiple_of(16));
         assert_eq!(dst.len(), src.len());
         for (d, s) in dst.chunks_exact_mut(16).zip(src.chunks_exact(16)) {
             // SAFETY: `s` is 16 readable bytes (loadu needs no alignment); `d` is 16
@@ -102,7 +108,11 @@ mod x86 {
     /// The CPU has AVX.
     #[inline(always)]
     pub unsafe fn fill32(dst: &mut [u8], pattern: &[u8]) {
-        assert!(dst.as_ptr() as usize % 32 == 0 && dst.len() % 32 == 0 && pattern.len() >= 32);
+        assert!(
+            (dst.as_ptr() as usize).is_multiple_of(32)
+                && dst.len().is_multiple_of(32)
+                && pattern.len() >= 32
+        );
         // SAFETY: the pattern has 32 readable bytes; the CPU has AVX (caller).
         let v = unsafe { _mm256_loadu_si256(pattern.as_ptr().cast()) };
         // Four stores (two cache lines) per iteration: the loop, not the memory, would
@@ -130,7 +140,7 @@ mod x86 {
     /// The CPU has AVX.
     #[inline(always)]
     pub unsafe fn copy32(dst: &mut [u8], src: &[u8]) {
-        assert!(dst.as_ptr() as usize % 32 == 0 && dst.len() % 32 == 0);
+        assert!((dst.as_ptr() as usize).is_multiple_of(32) && dst.len().is_multiple_of(32));
         assert_eq!(dst.len(), src.len());
         for (d, s) in dst.chunks_exact_mut(32).zip(src.chunks_exact(32)) {
             // SAFETY: `s` is 32 readable bytes (loadu needs no alignment); `d` is 32
@@ -174,7 +184,7 @@ impl<'a, U: Word> StreamWriter<'a, U> {
     /// True when element `i` starts a unit.
     #[inline(always)]
     fn aligned(&self, i: usize) -> bool {
-        (self.out.as_ptr() as usize + i * U::SIZE) % (self.upe * U::SIZE) == 0
+        (self.out.as_ptr() as usize + i * U::SIZE).is_multiple_of(self.upe * U::SIZE)
     }
 
     /// Appends `n` elements: `v` repeated (`Some(v)`), copies of `src[..n]` (`None`, with a

@@ -19,116 +19,15 @@ use std::hint::black_box;
 use std::ptr;
 use std::time::{Duration, Instant};
 
+mod capi;
+mod curve;
+mod types;
+
+use capi::{check, Buf, Dev, Op, Tensor};
 use directml_subset::dml::*;
 use directml_subset::ffi::*;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-
-/// A tensor desc with its arrays, at a stable address.
-struct Tensor {
-    sizes: Vec<u32>,
-    strides: Option<Vec<u32>>,
-    buffer: DML_BUFFER_TENSOR_DESC,
-    desc: DML_TENSOR_DESC,
-}
-
-impl Tensor {
-    fn new(dt: DML_TENSOR_DATA_TYPE, sizes: &[u32], strides: Option<&[u32]>) -> Box<Tensor> {
-        let mut t = Box::new(Tensor {
-            sizes: sizes.to_vec(),
-            strides: strides.map(|s| s.to_vec()),
-            buffer: DML_BUFFER_TENSOR_DESC {
-                DataType: dt,
-                Flags: DML_TENSOR_FLAG_NONE,
-                DimensionCount: sizes.len() as u32,
-                Sizes: ptr::null(),
-                Strides: ptr::null(),
-                TotalTensorSizeInBytes: 0,
-                GuaranteedBaseOffsetAlignment: 0,
-            },
-            desc: DML_TENSOR_DESC {
-                Type: DML_TENSOR_TYPE::BUFFER,
-                Desc: ptr::null(),
-            },
-        });
-        t.buffer.Sizes = t.sizes.as_ptr();
-        t.buffer.Strides = t.strides.as_ref().map_or(ptr::null(), |s| s.as_ptr());
-        // SAFETY: the arrays hold DimensionCount entries.
-        t.buffer.TotalTensorSizeInBytes = unsafe {
-            dmls_calc_buffer_tensor_size(dt, sizes.len() as u32, t.buffer.Sizes, t.buffer.Strides)
-        };
-        t.desc.Desc = (&t.buffer as *const DML_BUFFER_TENSOR_DESC).cast();
-        t
-    }
-
-    fn bytes(&self) -> usize {
-        self.buffer.TotalTensorSizeInBytes as usize
-    }
-}
-
-fn check(hr: HRESULT, what: &str) {
-    if hr != S_OK {
-        let mut buf = vec![0u8; 1024];
-        // SAFETY: the buffer holds 1024 bytes.
-        let n = unsafe { dmls_get_last_error_message(buf.as_mut_ptr().cast(), buf.len()) };
-        buf.truncate(n.min(1023));
-        panic!("{what}: HRESULT {hr:#x}: {}", String::from_utf8_lossy(&buf));
-    }
-}
-
-struct Dev(*mut dmls_device);
-impl Dev {
-    fn new(threads: u32) -> Dev {
-        let desc = dmls_device_desc {
-            feature_level: DML_FEATURE_LEVEL(0),
-            thread_count: threads,
-            flags: 0,
-        };
-        let mut d = ptr::null_mut();
-        // SAFETY: valid pointers.
-        check(unsafe { dmls_device_create(&desc, &mut d) }, "device");
-        Dev(d)
-    }
-}
-impl Drop for Dev {
-    fn drop(&mut self) {
-        // SAFETY: created by dmls_device_create.
-        unsafe { dmls_device_release(self.0) }
-    }
-}
-
-struct Op(*mut dmls_operator);
-impl Drop for Op {
-    fn drop(&mut self) {
-        // SAFETY: created by dmls_device_create_operator.
-        unsafe { dmls_operator_release(self.0) }
-    }
-}
-
-/// A 64-byte aligned, pre-faulted buffer.
-struct Buf {
-    v: Vec<u64>,
-    off: usize,
-    len: usize,
-}
-impl Buf {
-    fn new(len: usize) -> Buf {
-        let mut v = vec![0u64; len.div_ceil(8) + 8];
-        for x in v.iter_mut() {
-            *x = 0x0101_0101_0101_0101;
-        }
-        let addr = v.as_ptr() as usize;
-        let off = (64 - addr % 64) % 64;
-        Buf { v, off, len }
-    }
-    fn bytes(&mut self) -> &mut [u8] {
-        let b: &mut [u8] = bytemuck::cast_slice_mut(&mut self.v);
-        &mut b[self.off..self.off + self.len]
-    }
-    fn ptr(&mut self) -> *mut c_void {
-        self.bytes().as_mut_ptr().cast()
-    }
-}
 
 /// What one workload runs.
 enum Kind {
@@ -137,14 +36,38 @@ enum Kind {
         sizes: Vec<u32>,
         strides: Option<Vec<u32>>,
         density: f64,
+        /// UINT32 coordinates in ONNX Runtime's layout: the low halves of an int64 `[N, M]`
+        /// tensor (strides `{2, 2·M}`) instead of packed `[M, N]`.
+        ort: bool,
     },
     Diag {
+        dt: DML_TENSOR_DATA_TYPE,
         sizes: Vec<u32>,
         with_input: bool,
         begin: i32,
         end: i32,
         value: f32,
     },
+}
+
+/// The element size of a DirectML data type.
+fn esize(dt: DML_TENSOR_DATA_TYPE) -> usize {
+    directml_subset::DataType::from_raw(dt)
+        .expect("a DirectML data type")
+        .size()
+}
+
+/// The coordinates tensor of NonZero on `m` elements of `n` dimensions.
+fn coords_tensor(m: u32, n: u32, ort: bool) -> Box<Tensor> {
+    let u32t = DML_TENSOR_DATA_TYPE::UINT32;
+    if ort {
+        let mut t = Tensor::new(u32t, &[m, n], Some(&[2, 2 * m]));
+        // The whole int64 [N, M] buffer.
+        t.buffer.TotalTensorSizeInBytes = u64::from(n) * u64::from(m) * 8;
+        t
+    } else {
+        Tensor::new(u32t, &[m, n], None)
+    }
 }
 
 struct Workload {
@@ -162,12 +85,14 @@ fn workloads() -> Vec<Workload> {
             sizes: sizes.to_vec(),
             strides: strides.map(|s| s.to_vec()),
             density,
+            ort: false,
         },
     };
     let dg = |name, sizes: &[u32], with_input, begin, end, value, target| Workload {
         name,
         target,
         kind: Kind::Diag {
+            dt: DML_TENSOR_DATA_TYPE::FLOAT32,
             sizes: sizes.to_vec(),
             with_input,
             begin,
@@ -267,6 +192,15 @@ impl Prepared {
         };
         check(hr, "execute");
     }
+
+    /// Bytes the last run wrote (for NONZERO_COORDINATES, the count and count × N coordinates).
+    fn written_bytes(&self) -> usize {
+        match self.count_buf {
+            // SAFETY: the count buffer holds the count the operator last wrote.
+            Some(c) => 4 + unsafe { c.read() } as usize * self.columns * 4,
+            None => self.written,
+        }
+    }
 }
 
 fn binding(buf: &mut Buf, bindings: &mut Vec<Box<DML_BUFFER_BINDING>>) -> DML_BINDING_DESC {
@@ -296,29 +230,25 @@ fn make_data(kind: &Kind, rng: &mut SmallRng) -> (Data, Vec<Box<Tensor>>) {
             sizes,
             strides,
             density,
+            ort,
         } => {
             let input = Tensor::new(*dt, sizes, strides.as_deref());
             let m: u32 = sizes.iter().product();
             let n = sizes.len() as u32;
             let count = Tensor::new(DML_TENSOR_DATA_TYPE::UINT32, &[1], None);
-            let coords = Tensor::new(DML_TENSOR_DATA_TYPE::UINT32, &[m, n], None);
+            let coords = coords_tensor(m, n, *ort);
             let mut ib = Buf::new(input.bytes());
             let b = ib.bytes();
             b.fill(0);
-            let esize = if *dt == DML_TENSOR_DATA_TYPE::UINT8 {
-                1
-            } else {
-                4
-            };
-            for i in 0..m as usize {
+            let es = esize(*dt);
+            let float = directml_subset::DataType::from_raw(*dt).is_some_and(|t| t.is_float());
+            // Element i of the buffer (strided inputs: the buffer's elements, each nonzero with
+            // the density); floats also get -0.0, which counts as zero.
+            for e in b.chunks_exact_mut(es) {
                 if rng.random_bool(*density) {
-                    if esize == 1 {
-                        b[i] = 1;
-                    } else {
-                        b[i * 4..i * 4 + 4].copy_from_slice(&1.5f32.to_ne_bytes());
-                    }
-                } else if esize == 4 && rng.random_bool(0.1) {
-                    b[i * 4..i * 4 + 4].copy_from_slice(&(-0.0f32).to_ne_bytes());
+                    e[0] = 1;
+                } else if float && rng.random_bool(0.1) {
+                    e[es - 1] = 0x80;
                 }
             }
             let outputs = vec![Buf::new(count.bytes()), Buf::new(coords.bytes())];
@@ -331,17 +261,17 @@ fn make_data(kind: &Kind, rng: &mut SmallRng) -> (Data, Vec<Box<Tensor>>) {
             )
         }
         Kind::Diag {
-            sizes, with_input, ..
+            dt,
+            sizes,
+            with_input,
+            ..
         } => {
-            let out = Tensor::new(DML_TENSOR_DATA_TYPE::FLOAT32, sizes, None);
+            let out = Tensor::new(*dt, sizes, None);
             let mut tensors = vec![];
             let input = if *with_input {
-                let t = Tensor::new(DML_TENSOR_DATA_TYPE::FLOAT32, sizes, None);
+                let t = Tensor::new(*dt, sizes, None);
                 let mut b = Buf::new(t.bytes());
-                let f: &mut [f32] = bytemuck::cast_slice_mut(b.bytes());
-                for x in f.iter_mut() {
-                    *x = rng.random::<f32>() + 1.0;
-                }
+                rng.fill(b.bytes());
                 tensors.push(t);
                 Some(b)
             } else {
@@ -359,13 +289,17 @@ fn prepare(dev: &Dev, kind: &Kind, data: &mut Data) -> Prepared {
     let mut tensors = vec![];
     let (op, read, columns, has_count) = match kind {
         Kind::NonZero {
-            dt, sizes, strides, ..
+            dt,
+            sizes,
+            strides,
+            ort,
+            ..
         } => {
             let input = Tensor::new(*dt, sizes, strides.as_deref());
             let m: u32 = sizes.iter().product();
             let n = sizes.len() as u32;
             let count = Tensor::new(DML_TENSOR_DATA_TYPE::UINT32, &[1], None);
-            let coords = Tensor::new(DML_TENSOR_DATA_TYPE::UINT32, &[m, n], None);
+            let coords = coords_tensor(m, n, *ort);
             let desc = DML_NONZERO_COORDINATES_OPERATOR_DESC {
                 InputTensor: &input.desc,
                 OutputCountTensor: &count.desc,
@@ -381,29 +315,30 @@ fn prepare(dev: &Dev, kind: &Kind, data: &mut Data) -> Prepared {
                 unsafe { dmls_device_create_operator(dev.0, &od, &mut op) },
                 "create",
             );
-            let esize = if *dt == DML_TENSOR_DATA_TYPE::UINT8 {
-                1
-            } else {
-                4
-            };
             tensors.extend([input, count, coords]);
-            (Op(op), m as usize * esize, n as usize, true)
+            (Op(op), m as usize * esize(*dt), n as usize, true)
         }
         Kind::Diag {
+            dt,
             sizes,
             with_input,
             begin,
             end,
             value,
         } => {
-            let out = Tensor::new(DML_TENSOR_DATA_TYPE::FLOAT32, sizes, None);
-            let input = with_input.then(|| Tensor::new(DML_TENSOR_DATA_TYPE::FLOAT32, sizes, None));
+            let out = Tensor::new(*dt, sizes, None);
+            let input = with_input.then(|| Tensor::new(*dt, sizes, None));
+            // Value in the output's type (FLOAT32 as given; other types: a small integer).
             let mut v = [0u8; 8];
-            v[..4].copy_from_slice(&value.to_ne_bytes());
+            if *dt == DML_TENSOR_DATA_TYPE::FLOAT32 {
+                v[..4].copy_from_slice(&value.to_ne_bytes());
+            } else {
+                v[0] = *value as u8;
+            }
             let desc = DML_DIAGONAL_MATRIX1_OPERATOR_DESC {
                 InputTensor: input.as_ref().map_or(ptr::null(), |t| &t.desc),
                 OutputTensor: &out.desc,
-                ValueDataType: DML_TENSOR_DATA_TYPE::FLOAT32,
+                ValueDataType: *dt,
                 Value: DML_SCALAR_UNION::from_bytes(v),
                 DiagonalFillBegin: *begin,
                 DiagonalFillEnd: *end,
@@ -513,11 +448,7 @@ struct Measured {
 
 fn measure(p: &Prepared, bound: &mut Bound, memset: bool, reps: usize) -> Measured {
     p.run();
-    let written = match p.count_buf {
-        // SAFETY: the count buffer holds the count the operator just wrote.
-        Some(c) => 4 + unsafe { c.read() } as usize * p.columns * 4,
-        None => p.written,
-    };
+    let written = p.written_bytes();
     let total = p.read + written;
     let bound_bytes = if memset { written } else { total / 2 };
     let run_bound = |b: &mut Bound| {
@@ -686,10 +617,28 @@ fn small_latency(filter: &Option<String>) {
             .collect();
         let t_create = median(&mut creates).as_nanos();
         let t_create_min = creates[0].as_nanos();
+        // create_operator and release, back to back.
+        let mut pairs: Vec<Duration> = (0..15)
+            .map(|_| {
+                const N: u32 = 2000;
+                let t = Instant::now();
+                for _ in 0..N {
+                    let mut op = ptr::null_mut();
+                    // SAFETY: live desc.
+                    let hr = unsafe { dmls_device_create_operator(dev.0, &nz_desc, &mut op) };
+                    black_box(hr);
+                    drop(Op(op));
+                }
+                t.elapsed() / N
+            })
+            .collect();
+        let t_pair = median(&mut pairs).as_nanos();
+        let t_pair_min = pairs[0].as_nanos();
         let th = if threads == 1 { "1" } else { "all" };
         println!(
             "  threads {th:>3}: execute NonZero 2x4 {} / {} ns, DIAGONAL_MATRIX1 4x5 {} / {} ns \
-             (targets < 150), create_operator {t_create_min} / {t_create} ns (target < 2000)",
+             (targets ≤ 150), create_operator {t_create_min} / {t_create} ns, create + release \
+             {t_pair_min} / {t_pair} ns (target ≤ 1000)",
             t_nz.0, t_nz.1, t_dg.0, t_dg.1
         );
     }
@@ -761,6 +710,8 @@ fn main() {
         }
     }
     small_latency(&filter);
+    curve::run(&filter, reps.min(11));
+    types::run(&filter, reps.min(11));
     if !rows.is_empty() {
         println!(
             "\n| workload | threads | time (ms, median) | GB/s | bound (ms, median) | time / bound (min / min) | time / bound (median of pairs) | target |"

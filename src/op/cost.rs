@@ -1,0 +1,189 @@
+//! Serial or parallel, by measured cost: where a kernel's parallel path starts is not a fixed
+//! size tuned on one machine but the size at which, on this machine, the work split over the
+//! workers plus the trips through the pool takes less time than the work on one thread.
+//!
+//! Two measurements feed the choice, both process-wide:
+//! - [`SerialRate`]: the time per unit of work (input elements, output bytes) of the kernel's
+//!   own serial executions, a moving average kept by the kernel;
+//! - [`trip_ns`]: one trip through the workers (wake them, run one empty task each, wait),
+//!   measured the first time a kernel has a choice to make (median of five trips).
+//!
+//! The choice is bounded by a floor (never parallel below it: too small for any machine to
+//! gain) and a ceiling (always parallel from it: the work dwarfs any trip; also the sizes the
+//! parallel paths' tests use, so they run whatever this machine measures).
+
+use core::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use super::Workers;
+
+/// A kernel's serial cost per unit of work, in picoseconds, as a moving average (each new
+/// execution counts one eighth).
+pub(crate) struct SerialRate {
+    picos_per_unit: AtomicU64,
+}
+
+impl SerialRate {
+    /// A rate that starts at `picos_per_unit` until the first measurement.
+    pub const fn new(picos_per_unit: u64) -> SerialRate {
+        SerialRate {
+            picos_per_unit: AtomicU64::new(picos_per_unit),
+        }
+    }
+
+    /// The estimated serial time of `units` units, in nanoseconds.
+    pub fn estimate_ns(&self, units: u64) -> u64 {
+        units.saturating_mul(self.picos_per_unit.load(Ordering::Relaxed)) / 1000
+    }
+
+    /// Adds a serial execution of `units` units that took `elapsed`. Racing updates may lose
+    /// one of them; the average stays an average.
+    pub fn record(&self, units: u64, elapsed: Duration) {
+        if units == 0 {
+            return;
+        }
+        let sample = (elapsed.as_nanos().saturating_mul(1000) / u128::from(units)) as u64;
+        let old = self.picos_per_unit.load(Ordering::Relaxed);
+        let new = old - old / 8 + sample / 8;
+        self.picos_per_unit.store(new.max(1), Ordering::Relaxed);
+    }
+}
+
+/// Times `f` and records it in `rate` as `units` units of serial work.
+#[inline]
+pub(crate) fn timed<R>(rate: &SerialRate, units: u64, f: impl FnOnce() -> R) -> R {
+    let t = Instant::now();
+    let r = f();
+    rate.record(units, t.elapsed());
+    r
+}
+
+/// One trip through the workers in nanoseconds (0: not measured yet).
+static TRIP_NS: AtomicU64 = AtomicU64::new(0);
+
+/// One trip through the workers, in nanoseconds: measured on `workers` the first time (after a
+/// trip that starts the pool if it is not running), then remembered.
+pub(crate) fn trip_ns(workers: Workers<'_>) -> u64 {
+    let known = TRIP_NS.load(Ordering::Relaxed);
+    if known != 0 {
+        return known;
+    }
+    let trip = || {
+        let t = Instant::now();
+        workers
+            .run(|| {
+                (0..workers.threads).into_par_iter().for_each(|i| {
+                    core::hint::black_box(i);
+                })
+            })
+            .ok()?;
+        Some(t.elapsed())
+    };
+    let mut trips: Vec<Duration> = Vec::with_capacity(5);
+    if trip().is_some() {
+        trips.extend((0..5).filter_map(|_| trip()));
+    }
+    let ns = match trips.len() {
+        0 => return u64::MAX, // no pool: nothing to gain from one
+        n => {
+            trips.sort();
+            trips[n / 2].as_nanos().max(1) as u64
+        }
+    };
+    TRIP_NS.store(ns, Ordering::Relaxed);
+    ns
+}
+
+/// Bounds of the measured choice, in the kernel's units.
+pub(crate) struct Bounds {
+    /// Below this, always serial.
+    pub floor: u64,
+    /// From this on, always parallel (with more than one thread).
+    pub ceiling: u64,
+}
+
+/// True when `units` of work should run in parallel on `workers`: more than one thread, at
+/// least the floor, and either the ceiling or a measured gain — the serial estimate split
+/// over the threads plus `trips` trips through the pool is less than the serial estimate.
+pub(crate) fn parallel_pays(
+    units: u64,
+    bounds: &Bounds,
+    rate: &SerialRate,
+    trips: u64,
+    workers: Workers<'_>,
+) -> bool {
+    if workers.threads < 2 || units < bounds.floor {
+        return false;
+    }
+    if units >= bounds.ceiling {
+        return true;
+    }
+    gains(
+        rate.estimate_ns(units),
+        workers.threads as u64,
+        trips,
+        trip_ns(workers),
+    )
+}
+
+/// The parallel estimate against the serial one.
+fn gains(serial_ns: u64, threads: u64, trips: u64, trip_ns: u64) -> bool {
+    (serial_ns / threads).saturating_add(trips.saturating_mul(trip_ns)) < serial_ns
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rate_is_a_moving_average() {
+        let r = SerialRate::new(8000);
+        assert_eq!(r.estimate_ns(1000), 8000);
+        // 1000 units in 16 µs is 16 ns each: an eighth of the way from 8 ns.
+        r.record(1000, Duration::from_micros(16));
+        assert_eq!(r.estimate_ns(1000), 9000);
+        for _ in 0..200 {
+            r.record(1000, Duration::from_micros(16));
+        }
+        assert!((15_900..=16_000).contains(&r.estimate_ns(1000)));
+        r.record(0, Duration::from_secs(1));
+        assert!((15_900..=16_000).contains(&r.estimate_ns(1000)));
+    }
+
+    #[test]
+    fn parallel_only_when_the_trips_are_paid_for() {
+        // 2 threads, 2 trips of 5 µs: 40 µs of work becomes 20 + 10 µs.
+        assert!(gains(40_000, 2, 2, 5_000));
+        // 20 µs becomes 10 + 10: no gain.
+        assert!(!gains(20_000, 2, 2, 5_000));
+        // More threads pay sooner.
+        assert!(gains(20_000, 8, 2, 5_000));
+        // An unmeasurable pool never pays.
+        assert!(!gains(u64::MAX / 2, 2, 1, u64::MAX));
+    }
+
+    #[test]
+    fn bounds_override_the_measurement() {
+        let b = Bounds {
+            floor: 100,
+            ceiling: 1000,
+        };
+        let slow = SerialRate::new(u64::MAX / 4);
+        let one = Workers {
+            threads: 1,
+            pool: None,
+        };
+        assert!(!parallel_pays(1 << 40, &b, &slow, 1, one), "one thread");
+        let two = Workers {
+            threads: 2,
+            pool: None,
+        };
+        assert!(!parallel_pays(99, &b, &slow, 1, two), "below the floor");
+        assert!(
+            parallel_pays(1000, &b, &SerialRate::new(1), 1, two),
+            "ceiling"
+        );
+    }
+}

@@ -1,0 +1,245 @@
+//! AVX-512 row writing for a packed coordinates output (UINT32 or 64-bit, any column count):
+//! each 16-element slice of a bitmask word becomes up to 16 rows with one `vpcompressd` (the
+//! line positions of its set bits, packed to the front) and, per 64 bytes of output, one
+//! permute that spreads those positions into the template rows and one store.
+//!
+//! Sixteen rows of R 32-bit lanes (R = N for UINT32 output, 2N for 64-bit output, whose high
+//! halves are zero like every coordinate's) are R vectors of 16 lanes. Lane l of vector b
+//! holds lane (16b + l) % R of row (16b + l) / R: the permute takes the template's lane where
+//! the lane is not the line column's, and the compressed position of row (16b + l) / R where
+//! it is. Every slice stores all 16 rows; rows past its own set bits are rewritten by the next
+//! slice, so the walk stops `SLACK` rows before the end of its range and leaves the rest to the
+//! scalar walk.
+
+use core::arch::x86_64::*;
+
+use super::cursor::{Coord, Cursor, Geometry};
+
+/// Rows a word's slices may store past its first row: 64 set bits, then 16 whole rows.
+pub(super) const SLACK: usize = 80;
+
+/// `[r][b][l]`: the row (for `ROW`) or lane of the row (for `LANE`) that lane l of output
+/// vector b holds, for rows of r lanes.
+static ROW: [[[u32; 16]; 16]; 17] = tables(true);
+static LANE: [[[u32; 16]; 16]; 17] = tables(false);
+
+const fn tables(row: bool) -> [[[u32; 16]; 16]; 17] {
+    let mut t = [[[0u32; 16]; 16]; 17];
+    let mut r = 1;
+    while r <= 16 {
+        let mut b = 0;
+        while b < r {
+            let mut l = 0;
+            while l < 16 {
+                let g = (16 * b + l) as u32;
+                t[r][b][l] = if row { g / r as u32 } else { g % r as u32 };
+                l += 1;
+            }
+            b += 1;
+        }
+        r += 1;
+    }
+    t
+}
+
+/// Writes the rows of `words` (bit i of word w is element `start + 64 w + i`) from row `first`
+/// on, for as long as a word's slices stay `SLACK` rows short of `end`; returns how many words
+/// it wrote and the row after their rows. The caller writes the rest.
+///
+/// # Safety
+/// The CPU has AVX-512 F, BW, VL and VBMI2, BMI1 and POPCNT. `out` is the first element of a
+/// packed coordinates output of `N` columns (row r starts at element r × N) in which rows
+/// `first .. end` are in bounds and accessed by no other thread; `end - first` is the number of
+/// set bits in `words`; `N` is at most 8.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,popcnt")]
+pub(super) unsafe fn walk<O: Coord, const N: usize>(
+    out: *mut O,
+    geo: &Geometry,
+    words: &[u64],
+    start: u64,
+    first: usize,
+    end: usize,
+) -> (usize, usize) {
+    let r = if O::WIDE { 2 * N } else { N };
+    let xlane = (geo.line - geo.first) * if O::WIDE { 2 } else { 1 };
+    let load = |a: &[u32; 16]| {
+        // SAFETY: 16 u32 are 64 readable bytes; loadu needs no alignment.
+        unsafe { _mm512_loadu_si512(a.as_ptr().cast()) }
+    };
+    let zero = _mm512_setzero_si512();
+    let mut rows = [zero; 16];
+    let mut lanes = [zero; 16];
+    let mut xmask = [0u16; 16];
+    for b in 0..r {
+        rows[b] = load(&ROW[r][b]);
+        lanes[b] = load(&LANE[r][b]);
+        xmask[b] = _mm512_cmpeq_epi32_mask(lanes[b], _mm512_set1_epi32(xlane as i32));
+    }
+    let iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    let sixteen = _mm512_set1_epi32(16);
+    let out = out.cast::<u32>();
+    let mut cur = Cursor::<O, N>::at(geo, start);
+    // The template vectors of the current line: vector b's lanes that are not the line
+    // column's.
+    let mut tv = [zero; 16];
+    macro_rules! rebuild {
+        () => {
+            // SAFETY: the row is N coordinates of R / N lanes each, R <= 16 lanes in all;
+            // the masked load reads only those.
+            let t = unsafe {
+                _mm512_maskz_loadu_epi32(((1u32 << r) - 1) as u16, cur.row.as_ptr().cast())
+            };
+            for b in 0..r {
+                tv[b] = _mm512_permutexvar_epi32(lanes[b], t);
+            }
+        };
+    }
+    rebuild!();
+    let mut row = first;
+    let mut wi = 0;
+    while wi < words.len() {
+        let w = words[wi];
+        if w == 0 {
+            wi += 1;
+            continue;
+        }
+        if row + SLACK > end {
+            break;
+        }
+        let base = start + 64 * wi as u64;
+        let mut bits = w;
+        while bits != 0 {
+            let p = base + u64::from(bits.trailing_zeros());
+            if p >= cur.line_end {
+                cur.reach(geo, p);
+                rebuild!();
+            }
+            // The bits of this word in the cursor's line, and the line position of bit 0
+            // (wrapping: bits before the line are not set in `part`).
+            let part = match cur.line_end - base {
+                lim if lim >= 64 => bits,
+                lim => bits & ((1u64 << lim) - 1),
+            };
+            bits &= !part;
+            let off = base.wrapping_sub(cur.line_start) as u32;
+            let mut pos = _mm512_add_epi32(iota, _mm512_set1_epi32(off as i32));
+            // The four slices are independent but for their first rows, which come from
+            // popcounts; an empty slice stores rows that the next one rewrites.
+            let mut at = row;
+            for k in 0..4 {
+                let m = (part >> (16 * k)) as u16;
+                let x = _mm512_maskz_compress_epi32(m, pos);
+                pos = _mm512_add_epi32(pos, sixteen);
+                // SAFETY: at + 16 <= end (the rows grow by at most 64 over the word and
+                // row + SLACK <= end at its start): the 16 rows from `at`, R lanes each, are
+                // in bounds and ours.
+                let dst = unsafe { out.add(at * r) };
+                for b in 0..r {
+                    let v = _mm512_mask_permutexvar_epi32(tv[b], xmask[b], rows[b], x);
+                    // SAFETY: as above; vector b is lanes 16b .. 16b + 16 of those rows.
+                    unsafe { _mm512_storeu_si512(dst.add(16 * b).cast(), v) };
+                }
+                at += m.count_ones() as usize;
+            }
+            row += part.count_ones() as usize;
+        }
+        wi += 1;
+    }
+    (wi, row)
+}
+
+/// [`walk`] for UINT32 coordinates in ONNX Runtime's layout: row r's column c at element
+/// `2 r + cs × c` (the low halves of an int64 `[N, M]` tensor). Each column of 16 rows is two
+/// vectors whose even lanes are stored (masked stores: the odd lanes, the high halves, are not
+/// touched): the line positions spread by a permute, or the template's value.
+///
+/// # Safety
+/// As for [`walk`], with that layout instead of a packed one: rows `first .. end` (every
+/// element `2 r + cs × c` of them) are in bounds and accessed by no other thread.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,popcnt")]
+pub(super) unsafe fn walk_pairs<const N: usize>(
+    out: *mut u32,
+    cs: usize,
+    geo: &Geometry,
+    words: &[u64],
+    start: u64,
+    first: usize,
+    end: usize,
+) -> (usize, usize) {
+    let xcol = geo.line - geo.first;
+    let iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    let sixteen = _mm512_set1_epi32(16);
+    // Lanes 2i and 2i + 1 of half h take row 8h + i.
+    let spread = [
+        _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0),
+        _mm512_set_epi32(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8),
+    ];
+    const EVEN: u16 = 0x5555;
+    let mut cur = Cursor::<u32, N>::at(geo, start);
+    let mut tv = [_mm512_setzero_si512(); N];
+    macro_rules! rebuild {
+        () => {
+            for c in 0..N {
+                tv[c] = _mm512_set1_epi32(cur.row[c] as i32);
+            }
+        };
+    }
+    rebuild!();
+    let mut row = first;
+    let mut wi = 0;
+    while wi < words.len() {
+        let w = words[wi];
+        if w == 0 {
+            wi += 1;
+            continue;
+        }
+        if row + SLACK > end {
+            break;
+        }
+        let base = start + 64 * wi as u64;
+        let mut bits = w;
+        while bits != 0 {
+            let p = base + u64::from(bits.trailing_zeros());
+            if p >= cur.line_end {
+                cur.reach(geo, p);
+                rebuild!();
+            }
+            let part = match cur.line_end - base {
+                lim if lim >= 64 => bits,
+                lim => bits & ((1u64 << lim) - 1),
+            };
+            bits &= !part;
+            let off = base.wrapping_sub(cur.line_start) as u32;
+            let mut pos = _mm512_add_epi32(iota, _mm512_set1_epi32(off as i32));
+            let mut at = row;
+            for k in 0..4 {
+                let m = (part >> (16 * k)) as u16;
+                let x = _mm512_maskz_compress_epi32(m, pos);
+                pos = _mm512_add_epi32(pos, sixteen);
+                for (c, &t) in tv.iter().enumerate() {
+                    for (h, &s) in spread.iter().enumerate() {
+                        let v = if c == xcol {
+                            _mm512_permutexvar_epi32(s, x)
+                        } else {
+                            t
+                        };
+                        // SAFETY: at + 16 <= end (as in `walk`): rows at + 8h .. at + 8h + 8
+                        // are in bounds and ours; their column c is the even elements of the
+                        // 16 from 2 (at + 8h) + cs × c, and only those are stored.
+                        unsafe {
+                            _mm512_mask_storeu_epi32(
+                                out.add(2 * (at + 8 * h) + cs * c).cast(),
+                                EVEN,
+                                v,
+                            )
+                        };
+                    }
+                }
+                at += m.count_ones() as usize;
+            }
+            row += part.count_ones() as usize;
+        }
+        wi += 1;
+    }
+    (wi, row)
+}
