@@ -10,8 +10,9 @@ use rayon::prelude::*;
 
 use super::diagonal::DiagonalPlan;
 use super::simd::{Isa, StreamWriter, Word};
-use super::{Input, Workers};
+use super::Input;
 use crate::error::Result;
+use crate::pool::Workers;
 
 /// Outputs of at least this many bytes are split across workers.
 const PARALLEL_MIN_BYTES: u64 = 1 << 20;

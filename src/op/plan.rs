@@ -2,8 +2,9 @@
 
 use super::kind::OpKind;
 use super::{diagonal, diagonal_kernel, nonzero, nonzero_kernel};
-use super::{Config, Input, OperatorDesc, Workers};
+use super::{Config, Input, OperatorDesc};
 use crate::error::{invalid, Result};
+use crate::pool::Workers;
 use crate::tensor::Layout;
 
 /// A validated operator.

@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::op::kind::OpKind;
 use crate::op::nonzero::NonZeroPlan;
 use crate::op::simd::Word;
-use crate::op::Workers;
+use crate::pool::Workers;
 
 const OP: &str = OpKind::NonZeroCoordinates.name();
 
