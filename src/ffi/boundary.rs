@@ -1,6 +1,8 @@
 //! The boundary every `dmls_` call crosses: panics caught, errors turned into an HRESULT and the
 //! calling thread's last error message, and handles handed out to C and taken back.
 
+use core::ffi::c_void;
+use core::fmt::{self, Display};
 use std::cell::RefCell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -75,8 +77,25 @@ pub(super) fn boundary(function: &str, f: impl FnOnce() -> Result<()>) -> HRESUL
 }
 
 /// The E_POINTER error for a NULL `what`.
-pub(super) fn null(what: &str) -> Error {
+pub(super) fn null(what: impl Display) -> Error {
     Error::NullPointer(format!("{what} is NULL"))
+}
+
+/// `Ok` when `p` is non-NULL, otherwise the E_POINTER error for a NULL `what`.
+pub(super) fn non_null<T>(p: *const T, what: fmt::Arguments<'_>) -> Result<()> {
+    if p.is_null() {
+        return Err(null(what));
+    }
+    Ok(())
+}
+
+/// Reads a `T` from a pointer that C typed `void *` (a desc's `Desc`, a query), unaligned.
+///
+/// # Safety
+/// `p` points to a readable `T`.
+pub(super) unsafe fn read_as<T>(p: *const c_void) -> T {
+    // SAFETY: per this function's contract.
+    unsafe { p.cast::<T>().read_unaligned() }
 }
 
 /// Hands a new object to C: boxes `value` and stores the pointer in `*out`.

@@ -4,7 +4,7 @@
 use core::ptr::addr_of;
 use std::panic::catch_unwind;
 
-use super::boundary::null;
+use super::boundary::{non_null, null, read_as};
 use crate::dml::*;
 use crate::error::{invalid, Error, Result};
 use crate::op::OperatorDesc;
@@ -31,11 +31,9 @@ unsafe fn read_tensor(
             t.Type.0
         );
     }
-    if t.Desc.is_null() {
-        return Err(null(&format!("{op}: {name} Desc")));
-    }
+    non_null(t.Desc, format_args!("{op}: {name} Desc"))?;
     // SAFETY: a BUFFER tensor desc's `Desc` points to a DML_BUFFER_TENSOR_DESC.
-    let b = unsafe { t.Desc.cast::<DML_BUFFER_TENSOR_DESC>().read_unaligned() };
+    let b = unsafe { read_as::<DML_BUFFER_TENSOR_DESC>(t.Desc) };
     let dims = b.DimensionCount as usize;
     // Sizes and Strides are read only when the count is one a tensor can have, so a wrong count
     // never leads past the caller's arrays; validation then reports the count.
@@ -43,9 +41,7 @@ unsafe fn read_tensor(
     let mut strides = [0u32; MAX_DIMS];
     let mut has_strides = false;
     if (1..=MAX_DIMS).contains(&dims) {
-        if b.Sizes.is_null() {
-            return Err(null(&format!("{op}: {name} Sizes")));
-        }
+        non_null(b.Sizes, format_args!("{op}: {name} Sizes"))?;
         // SAFETY: `Sizes` is non-NULL and holds DimensionCount (1 to 8) entries.
         sizes[..dims].copy_from_slice(unsafe { core::slice::from_raw_parts(b.Sizes, dims) });
         if !b.Strides.is_null() {
@@ -73,7 +69,7 @@ unsafe fn read_tensor(
 /// As for [`read_tensor`].
 unsafe fn required_tensor(p: *const DML_TENSOR_DESC, op: &str, name: &str) -> Result<TensorDesc> {
     // SAFETY: forwarded contract.
-    unsafe { read_tensor(p, op, name) }?.ok_or_else(|| null(&format!("{op}: {name}")))
+    unsafe { read_tensor(p, op, name) }?.ok_or_else(|| null(format_args!("{op}: {name}")))
 }
 
 /// Converts a C operator desc into the Rust one.
@@ -108,19 +104,13 @@ pub(super) unsafe fn read_operator(desc: *const DML_OPERATOR_DESC) -> Result<Ope
             );
         }
     };
-    if d.Desc.is_null() {
-        return Err(null(&format!("{op}: DML_OPERATOR_DESC.Desc")));
-    }
+    non_null(d.Desc, format_args!("{op}: DML_OPERATOR_DESC.Desc"))?;
     // SAFETY (all three arms): `Desc` is non-NULL and, for this Type, points to the matching
     // operator desc, whose tensor pointers follow `read_tensor`'s contract.
     Ok(match ty {
         DML_OPERATOR_TYPE::NONZERO_COORDINATES => {
             // SAFETY: `Desc` points to a DML_NONZERO_COORDINATES_OPERATOR_DESC (see above).
-            let n = unsafe {
-                d.Desc
-                    .cast::<DML_NONZERO_COORDINATES_OPERATOR_DESC>()
-                    .read_unaligned()
-            };
+            let n = unsafe { read_as::<DML_NONZERO_COORDINATES_OPERATOR_DESC>(d.Desc) };
             OperatorDesc::NonZeroCoordinates {
                 // SAFETY: the desc's tensor pointers follow `read_tensor`'s contract.
                 input: unsafe { required_tensor(n.InputTensor, op, "InputTensor") }?,
@@ -170,11 +160,7 @@ pub(super) unsafe fn read_operator(desc: *const DML_OPERATOR_DESC) -> Result<Ope
         }
         _ => {
             // SAFETY: `Desc` points to a DML_DIAGONAL_MATRIX_OPERATOR_DESC (see above).
-            let g = unsafe {
-                d.Desc
-                    .cast::<DML_DIAGONAL_MATRIX_OPERATOR_DESC>()
-                    .read_unaligned()
-            };
+            let g = unsafe { read_as::<DML_DIAGONAL_MATRIX_OPERATOR_DESC>(d.Desc) };
             OperatorDesc::DiagonalMatrix {
                 // SAFETY: the desc's tensor pointer follows `read_tensor`'s contract.
                 output: unsafe { required_tensor(g.OutputTensor, op, "OutputTensor") }?,

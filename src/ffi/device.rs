@@ -2,7 +2,7 @@
 
 use core::ffi::c_void;
 
-use super::boundary::{boundary, hand_out, null, release};
+use super::boundary::{boundary, hand_out, non_null, null, read_as, release};
 use crate::device::{Device, DeviceOptions};
 use crate::dml::*;
 use crate::error::{invalid, Error};
@@ -51,9 +51,7 @@ pub unsafe extern "C" fn dmls_device_create(
     device: *mut *mut dmls_device,
 ) -> HRESULT {
     boundary("dmls_device_create", || {
-        if device.is_null() {
-            return Err(null("dmls_device_create: device"));
-        }
+        non_null(device, format_args!("dmls_device_create: device"))?;
         let options = if desc.is_null() {
             DeviceOptions::default()
         } else {
@@ -111,9 +109,10 @@ pub unsafe extern "C" fn dmls_device_check_feature_support(
 ) -> HRESULT {
     const F: &str = "dmls_device_check_feature_support";
     boundary(F, || {
-        if device.is_null() {
-            return Err(null("dmls_device_check_feature_support: device"));
-        }
+        non_null(
+            device,
+            format_args!("dmls_device_check_feature_support: device"),
+        )?;
         // SAFETY: a non-NULL `device` came from `dmls_device_create` and is not yet released.
         let device = unsafe { &(*device).device };
         let (want_query, want_support, name) = match feature {
@@ -134,12 +133,8 @@ pub unsafe extern "C" fn dmls_device_check_feature_support(
                 )))
             }
         };
-        if query.is_null() {
-            return Err(null(&format!("{F}({name}): query")));
-        }
-        if support.is_null() {
-            return Err(null(&format!("{F}({name}): support")));
-        }
+        non_null(query, format_args!("{F}({name}): query"))?;
+        non_null(support, format_args!("{F}({name}): support"))?;
         if query_size as usize != want_query {
             return invalid!("{F}({name}): query_size is {query_size}, must be {want_query}");
         }
@@ -149,11 +144,7 @@ pub unsafe extern "C" fn dmls_device_check_feature_support(
         if feature == DML_FEATURE::TENSOR_DATA_TYPE_SUPPORT {
             // SAFETY: `query` is non-NULL and the caller says it holds `query_size` bytes, which
             // is the struct's size.
-            let q = unsafe {
-                query
-                    .cast::<DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT>()
-                    .read_unaligned()
-            };
+            let q = unsafe { read_as::<DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT>(query) };
             let answer = DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT {
                 IsSupported: BOOL::from(device.is_data_type_supported(q.DataType)),
             };
@@ -165,13 +156,9 @@ pub unsafe extern "C" fn dmls_device_check_feature_support(
             };
         } else {
             // SAFETY: as above, for the feature-levels query.
-            let q = unsafe {
-                query
-                    .cast::<DML_FEATURE_QUERY_FEATURE_LEVELS>()
-                    .read_unaligned()
-            };
+            let q = unsafe { read_as::<DML_FEATURE_QUERY_FEATURE_LEVELS>(query) };
             if q.RequestedFeatureLevelCount > 0 && q.RequestedFeatureLevels.is_null() {
-                return Err(null(&format!("{F}({name}): RequestedFeatureLevels")));
+                return Err(null(format_args!("{F}({name}): RequestedFeatureLevels")));
             }
             let levels: &[DML_FEATURE_LEVEL] = if q.RequestedFeatureLevelCount == 0 {
                 &[]

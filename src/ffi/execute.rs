@@ -1,7 +1,7 @@
 //! `dmls_operator_execute`: C bindings read and checked against the operator's slots (types,
 //! alignment, sizes, overlap), then handed to the core as slices.
 
-use super::boundary::{boundary, null};
+use super::boundary::{boundary, non_null, null, read_as};
 use super::operator::dmls_operator;
 use crate::dml::*;
 use crate::error::{invalid, Result};
@@ -44,14 +44,13 @@ unsafe fn read_binding(
             )
         }
     }
-    if d.Desc.is_null() {
-        return Err(null(&format!("{op}: {name} binding Desc")));
-    }
+    non_null(d.Desc, format_args!("{op}: {name} binding Desc"))?;
     // SAFETY: a BUFFER binding's `Desc` points to a DML_BUFFER_BINDING.
-    let buf = unsafe { d.Desc.cast::<DML_BUFFER_BINDING>().read_unaligned() };
-    if buf.Buffer.is_null() {
-        return Err(null(&format!("{op}: {name} DML_BUFFER_BINDING.Buffer")));
-    }
+    let buf = unsafe { read_as::<DML_BUFFER_BINDING>(d.Desc) };
+    non_null(
+        buf.Buffer,
+        format_args!("{op}: {name} DML_BUFFER_BINDING.Buffer"),
+    )?;
     let Some(l) = layout else {
         // The slot takes no tensor; the core reports it with the slot's name.
         return Ok(Some(Bound {
@@ -144,9 +143,7 @@ pub unsafe extern "C" fn dmls_operator_execute(
     outputs: *const DML_BINDING_DESC,
 ) -> HRESULT {
     boundary("dmls_operator_execute", || {
-        if op.is_null() {
-            return Err(null("dmls_operator_execute: op"));
-        }
+        non_null(op, format_args!("dmls_operator_execute: op"))?;
         // SAFETY: a non-NULL `op` came from `dmls_device_create_operator` and is not released.
         let op = unsafe { &(*op).op };
         let plan = op.plan();
@@ -189,11 +186,9 @@ pub unsafe extern "C" fn dmls_operator_execute(
             );
         }
         if input_count > 0 && inputs.is_null() {
-            return Err(null(&format!("{name}: inputs")));
+            return Err(null(format_args!("{name}: inputs")));
         }
-        if outputs.is_null() {
-            return Err(null(&format!("{name}: outputs")));
-        }
+        non_null(outputs, format_args!("{name}: outputs"))?;
         let mut in_bound: [Option<Bound>; 1] = [None];
         for (i, slot) in in_slots.iter().enumerate() {
             // SAFETY: `inputs` holds `input_count` entries (checked equal to the slot count).

@@ -1,6 +1,6 @@
 //! The operator's C entry points: create (validation against the device) and release.
 
-use super::boundary::{boundary, hand_out, null, release};
+use super::boundary::{boundary, hand_out, non_null, release};
 use super::desc::read_operator;
 use super::device::dmls_device;
 use crate::device::Operator;
@@ -39,15 +39,9 @@ pub unsafe extern "C" fn dmls_device_create_operator(
     op: *mut *mut dmls_operator,
 ) -> HRESULT {
     boundary("dmls_device_create_operator", || {
-        if device.is_null() {
-            return Err(null("dmls_device_create_operator: device"));
-        }
-        if desc.is_null() {
-            return Err(null("dmls_device_create_operator: desc"));
-        }
-        if op.is_null() {
-            return Err(null("dmls_device_create_operator: op"));
-        }
+        non_null(device, format_args!("dmls_device_create_operator: device"))?;
+        non_null(desc, format_args!("dmls_device_create_operator: desc"))?;
+        non_null(op, format_args!("dmls_device_create_operator: op"))?;
         // SAFETY: non-NULL; by the API's contract it points to a valid operator desc.
         let rust_desc = unsafe { read_operator(desc) }?;
         // SAFETY: a non-NULL `device` came from `dmls_device_create` and is not yet released.

@@ -7,6 +7,8 @@
 //! each operator; `nonzero_kernel` and `diagonal_kernel` run them with [`simd`].
 
 use crate::dml::{DML_FEATURE_LEVEL, DML_TENSOR_DATA_TYPE};
+use crate::error::{invalid, Result};
+use crate::level;
 use crate::tensor::TensorDesc;
 
 pub(crate) mod diagonal;
@@ -104,6 +106,22 @@ pub enum OperatorDesc {
 pub(crate) struct Config {
     pub level: DML_FEATURE_LEVEL,
     pub extensions: bool,
+}
+
+impl Config {
+    /// `InvalidArg` when the device's feature level is older than `introduced`, the level that
+    /// introduced operator `op`.
+    pub fn require(&self, op: &str, introduced: DML_FEATURE_LEVEL) -> Result<()> {
+        if self.level < introduced {
+            let need = level::name(introduced);
+            return invalid!(
+                "{op} was introduced in DML_FEATURE_LEVEL_{need}; this device emulates \
+                 DML_FEATURE_LEVEL_{}; create the device with feature level {need} or newer",
+                level::name(self.level)
+            );
+        }
+        Ok(())
+    }
 }
 
 /// One input binding, as the safe core sees it.
