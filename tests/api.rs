@@ -23,30 +23,6 @@ const U64: u32 = 10;
 const I64: u32 = 11;
 
 const NZ: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE::NONZERO_COORDINATES;
-const DM1: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE::DIAGONAL_MATRIX1;
-const DM: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE::DIAGONAL_MATRIX;
-
-/// Creates a NONZERO_COORDINATES operator from a C desc.
-fn create_nz(
-    dev: &Device,
-    desc: &DML_NONZERO_COORDINATES_OPERATOR_DESC,
-) -> Result<Operator, (HRESULT, String)> {
-    dev.create(
-        NZ,
-        (desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-    )
-}
-
-/// Creates a DIAGONAL_MATRIX1 operator from a C desc.
-fn create_dm1(
-    dev: &Device,
-    desc: &DML_DIAGONAL_MATRIX1_OPERATOR_DESC,
-) -> Result<Operator, (HRESULT, String)> {
-    dev.create(
-        DM1,
-        (desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
-    )
-}
 
 /// Runs a NONZERO_COORDINATES op, checked against the reference; returns (count, coordinate
 /// bytes buffer).
@@ -58,24 +34,41 @@ fn run_nonzero(
     coords: &mut Tensor,
 ) -> (u32, Buffer) {
     let desc = nonzero_desc(input, count, coords);
-    let op = create_nz(dev, &desc).expect("create");
+    let op = dev.create_op(&*desc).expect("create");
     let (input, count, coords) = (input.rust(), count.rust(), coords.rust());
     let (cb, kb) = run_nonzero_checked(op.0, &input, data, &count, &coords, CANARY);
     (u32s(&cb.bytes()[..4])[0], kb)
+}
+
+/// [`run_nonzero`] with a UINT32 count tensor of `count` sizes; asserts the count and the first
+/// coordinate words (`want`), and returns the coordinates buffer.
+fn nonzero_rows(
+    dev: &Device,
+    mut input: Tensor,
+    data: &[u8],
+    count: &[u32],
+    mut coords: Tensor,
+    want: (u32, &[u32]),
+) -> Buffer {
+    let mut count = Tensor::new(U32, count);
+    let (n, kb) = run_nonzero(dev, &mut input, data, &mut count, &mut coords);
+    assert_eq!(n, want.0, "count");
+    assert_eq!(&u32s(kb.bytes())[..want.1.len()], want.1, "coordinates");
+    kb
 }
 
 #[test]
 fn seed_nonzero_example() {
     // DML_NONZERO_COORDINATES_OPERATOR_DESC's example: {1,1,2,4} FLOAT32, N = 3.
     let dev = Device::newest();
-    let data = f32_bytes(&[1.0, 0.0, 0.0, 2.0, -0.0, 3.5, 0.0, -5.2]);
-    let mut input = Tensor::new(F32, &[1, 1, 2, 4]);
-    let mut count = Tensor::new(U32, &[1, 1, 1, 1]);
-    let mut coords = Tensor::new(U32, &[1, 1, 8, 3]);
-    let (n, kb) = run_nonzero(&dev, &mut input, &data, &mut count, &mut coords);
-    assert_eq!(n, 4);
-    let rows = u32s(kb.bytes());
-    assert_eq!(&rows[..12], &[0, 0, 0, 0, 0, 3, 0, 1, 1, 0, 1, 3]);
+    let kb = nonzero_rows(
+        &dev,
+        Tensor::new(F32, &[1, 1, 2, 4]),
+        &f32_bytes(&[1.0, 0.0, 0.0, 2.0, -0.0, 3.5, 0.0, -5.2]),
+        &[1, 1, 1, 1],
+        Tensor::new(U32, &[1, 1, 8, 3]),
+        (4, &[0, 0, 0, 0, 0, 3, 0, 1, 1, 0, 1, 3]),
+    );
     // Rows from the count on are untouched.
     assert!(kb.bytes()[48..].iter().all(|&b| b == CANARY));
 }
@@ -88,43 +81,49 @@ fn seed_nonzero_order_example() {
     v[6] = 1.0;
     v[8] = 2.0;
     v[5] = 3.0;
-    let mut input = Tensor::new(F32, &[2, 6]);
-    let mut count = Tensor::new(U32, &[1]);
-    let mut coords = Tensor::new(U32, &[12, 2]);
-    let (n, kb) = run_nonzero(&dev, &mut input, &f32_bytes(&v), &mut count, &mut coords);
-    assert_eq!(n, 3);
-    assert_eq!(&u32s(kb.bytes())[..6], &[0, 5, 1, 0, 1, 2]);
+    let input = Tensor::new(F32, &[2, 6]);
+    let coords = Tensor::new(U32, &[12, 2]);
+    let want: (u32, &[u32]) = (3, &[0, 5, 1, 0, 1, 2]);
+    nonzero_rows(&dev, input, &f32_bytes(&v), &[1], coords, want);
 }
 
 #[test]
 fn nonzero_feature_level_3_and_5_dims() {
     let dev = Device::new(0x3000, 1, 0);
-    let data = f32_bytes(&[0.0, 7.0, 0.0, 0.0, 0.0, 1.0]);
-    let mut input = Tensor::new(F32, &[1, 1, 1, 2, 3]);
-    let mut count = Tensor::new(U32, &[1, 1, 1, 1, 1]);
-    let mut coords = Tensor::new(U32, &[1, 1, 1, 6, 2]);
-    let (n, kb) = run_nonzero(&dev, &mut input, &data, &mut count, &mut coords);
-    assert_eq!(n, 2);
-    assert_eq!(&u32s(kb.bytes())[..4], &[0, 1, 1, 2]);
-    // 3.x: an input of 2 dims is rejected, naming the rule.
-    let mut input = Tensor::new(F32, &[2, 3]);
-    let mut count = Tensor::new(U32, &[1, 1]);
-    let mut coords = Tensor::new(U32, &[6, 2]);
-    let desc = nonzero_desc(&mut input, &mut count, &mut coords);
-    let (hr, msg) = create_nz(&dev, &desc).err().unwrap();
-    assert_eq!(hr, E_INVALIDARG);
-    assert!(
-        msg.contains("DimensionCount is 2") && msg.contains("4 or 5"),
-        "{msg}"
+    nonzero_rows(
+        &dev,
+        Tensor::new(F32, &[1, 1, 1, 2, 3]),
+        &f32_bytes(&[0.0, 7.0, 0.0, 0.0, 0.0, 1.0]),
+        &[1, 1, 1, 1, 1],
+        Tensor::new(U32, &[1, 1, 1, 6, 2]),
+        (2, &[0, 1, 1, 2]),
     );
-    // Different counts at 3.x.
-    let mut input = Tensor::new(F32, &[1, 1, 2, 3]);
-    let mut count = Tensor::new(U32, &[1, 1, 1, 1, 1]);
-    let mut coords = Tensor::new(U32, &[1, 1, 6, 2]);
-    let desc = nonzero_desc(&mut input, &mut count, &mut coords);
-    let (hr, msg) = create_nz(&dev, &desc).err().unwrap();
-    assert_eq!(hr, E_INVALIDARG);
-    assert!(msg.contains("must be the same"), "{msg}");
+    // Rejected at 3.x, naming the rule: (input, count and coordinates sizes, message parts).
+    #[rustfmt::skip]
+    let rejected: [([&[u32]; 3], &[&str]); 2] = [
+        // An input of 2 dims.
+        ([&[2, 3], &[1, 1], &[6, 2]], &["DimensionCount is 2", "4 or 5"]),
+        // Different counts.
+        ([&[1, 1, 2, 3], &[1, 1, 1, 1, 1], &[1, 1, 6, 2]], &["must be the same"]),
+    ];
+    for ([i, c, k], parts) in rejected {
+        let (mut input, mut count, mut coords) = (
+            Tensor::new(F32, i),
+            Tensor::new(U32, c),
+            Tensor::new(U32, k),
+        );
+        let desc = nonzero_desc(&mut input, &mut count, &mut coords);
+        let (hr, msg) = dev.create_op(&*desc).err().unwrap();
+        assert_eq!(hr, E_INVALIDARG);
+        assert_has(&msg, parts);
+    }
+}
+
+/// Asserts that `msg` contains every one of `parts`.
+fn assert_has(msg: &str, parts: &[&str]) {
+    for p in parts {
+        assert!(msg.contains(p), "{msg:?} lacks {p:?}");
+    }
 }
 
 #[test]
@@ -134,7 +133,7 @@ fn nonzero_needs_level_3_0() {
     let mut count = Tensor::new(U32, &[1, 1, 1, 1]);
     let mut coords = Tensor::new(U32, &[1, 1, 8, 3]);
     let desc = nonzero_desc(&mut input, &mut count, &mut coords);
-    let (hr, msg) = create_nz(&dev, &desc).err().unwrap();
+    let (hr, msg) = dev.create_op(&*desc).err().unwrap();
     assert_eq!(hr, E_INVALIDARG);
     assert!(
         msg.contains("DML_FEATURE_LEVEL_3_0") && msg.contains("2_1"),
@@ -186,12 +185,8 @@ fn nonzero_all_input_types() {
         ),
         (I8, vec![0u8, 0xFF, 0, 0x80]),
     ] {
-        let mut input = Tensor::new(ty, &[4]);
-        let mut count = Tensor::new(U32, &[1]);
-        let mut coords = Tensor::new(U32, &[4, 1]);
-        let (n, kb) = run_nonzero(&dev, &mut input, &bytes, &mut count, &mut coords);
-        assert_eq!(n, 2, "type {ty}");
-        assert_eq!(&u32s(kb.bytes())[..2], &[1, 3], "type {ty}");
+        let (input, coords) = (Tensor::new(ty, &[4]), Tensor::new(U32, &[4, 1]));
+        nonzero_rows(&dev, input, &bytes, &[1], coords, (2, &[1, 3]));
     }
 }
 
@@ -226,25 +221,28 @@ fn nonzero_onnx_runtime_output_strides() {
 #[test]
 fn nonzero_broadcast_and_transposed_input() {
     let dev = Device::newest();
-    // A [3,4] view of 4 floats with stride 0 on the rows: broadcast.
-    let v = [1.0f32, 0.0, 2.0, 0.0];
-    let mut input = Tensor::strided(F32, &[3, 4], &[0, 1]);
-    let mut count = Tensor::new(U32, &[1]);
-    let mut coords = Tensor::new(U32, &[12, 2]);
-    let (n, kb) = run_nonzero(&dev, &mut input, &f32_bytes(&v), &mut count, &mut coords);
-    assert_eq!(n, 6);
-    assert_eq!(
-        &u32s(kb.bytes())[..12],
-        &[0, 0, 0, 2, 1, 0, 1, 2, 2, 0, 2, 2]
+    // (input sizes and strides, its buffer, the count and the coordinates)
+    type Case = (
+        &'static [u32],
+        &'static [u32],
+        &'static [f32],
+        u32,
+        &'static [u32],
     );
-    // Transposed: logical [2,3] reading a [3,2] buffer.
-    let v = [1.0f32, 0.0, 0.0, 2.0, 3.0, 0.0]; // buffer [3,2]: [[1,0],[0,2],[3,0]]
-    let mut input = Tensor::strided(F32, &[2, 3], &[1, 2]); // logical [[1,0,3],[0,2,0]]
-    let mut count = Tensor::new(U32, &[1]);
-    let mut coords = Tensor::new(U32, &[6, 2]);
-    let (n, kb) = run_nonzero(&dev, &mut input, &f32_bytes(&v), &mut count, &mut coords);
-    assert_eq!(n, 3);
-    assert_eq!(&u32s(kb.bytes())[..6], &[0, 0, 0, 2, 1, 1]);
+    #[rustfmt::skip]
+    let cases: [Case; 2] = [
+        // A [3,4] view of 4 floats with stride 0 on the rows: broadcast.
+        (&[3, 4], &[0, 1], &[1.0, 0.0, 2.0, 0.0], 6, &[0, 0, 0, 2, 1, 0, 1, 2, 2, 0, 2, 2]),
+        // Transposed: logical [2,3] ([[1,0,3],[0,2,0]]) reading a [3,2] buffer
+        // ([[1,0],[0,2],[3,0]]).
+        (&[2, 3], &[1, 2], &[1.0, 0.0, 0.0, 2.0, 3.0, 0.0], 3, &[0, 0, 0, 2, 1, 1]),
+    ];
+    for (sizes, strides, v, n, rows) in cases {
+        let m = sizes.iter().product();
+        let input = Tensor::strided(F32, sizes, strides);
+        let coords = Tensor::new(U32, &[m, 2]);
+        nonzero_rows(&dev, input, &f32_bytes(v), &[1], coords, (n, rows));
+    }
 }
 
 #[test]
@@ -256,12 +254,10 @@ fn nonzero_validation_messages() {
                  hr: HRESULT,
                  parts: &[&str]| {
         let desc = nonzero_desc(input, count, coords);
-        let (got, msg) = create_nz(&dev, &desc).err().unwrap();
+        let (got, msg) = dev.create_op(&*desc).err().unwrap();
         assert_eq!(got, hr, "{msg}");
         assert!(msg.starts_with("NONZERO_COORDINATES"), "{msg}");
-        for p in parts {
-            assert!(msg.contains(p), "{msg:?} lacks {p:?}");
-        }
+        assert_has(&msg, parts);
     };
     /// A tensor with some fields changed.
     fn with(mut t: Tensor, f: impl FnOnce(&mut Tensor)) -> Tensor {
@@ -336,7 +332,7 @@ fn null_pointers_are_e_pointer() {
     let mut coords = Tensor::new(U32, &[8, 2]);
     let mut desc = nonzero_desc(&mut input, &mut count, &mut coords);
     desc.OutputCountTensor = ptr::null();
-    let (hr, msg) = create_nz(&dev, &desc).err().unwrap();
+    let (hr, msg) = dev.create_op(&*desc).err().unwrap();
     assert_eq!(hr, E_POINTER);
     assert!(msg.contains("OutputCountTensor is NULL"), "{msg}");
     let mut input = Tensor::new(F32, &[2, 4]);
@@ -351,7 +347,7 @@ fn null_pointers_are_e_pointer() {
         (*b).Sizes = ptr::null();
     }
     desc.OutputCountTensor = count.desc();
-    let (hr, msg) = create_nz(&dev, &desc).err().unwrap();
+    let (hr, msg) = dev.create_op(&*desc).err().unwrap();
     assert_eq!(hr, E_POINTER);
     assert!(msg.contains("InputTensor Sizes is NULL"), "{msg}");
 }
@@ -458,73 +454,57 @@ fn feature_queries() {
         DML_FEATURE_LEVEL_5_1,
         DML_FEATURE_LEVEL_4_0,
     ];
-    let q = DML_FEATURE_QUERY_FEATURE_LEVELS {
-        RequestedFeatureLevelCount: 4,
-        RequestedFeatureLevels: levels.as_ptr(),
-    };
-    let mut out = DML_FEATURE_DATA_FEATURE_LEVELS {
-        MaxSupportedFeatureLevel: DML_FEATURE_LEVEL(0),
-    };
-    // SAFETY: the device is live; query and output are locals of at least the sizes given (or NULL, which is what is tested).
-    let call = |q: &DML_FEATURE_QUERY_FEATURE_LEVELS,
-                qs: u32,
-                out: &mut DML_FEATURE_DATA_FEATURE_LEVELS,
-                ss: u32| unsafe {
-        dmls_device_check_feature_support(
-            dev.0,
-            DML_FEATURE::FEATURE_LEVELS,
-            qs,
-            q as *const _ as *const _,
-            ss,
-            out as *mut _ as *mut _,
-        )
-    };
-    assert_eq!(call(&q, 16, &mut out, 4), S_OK);
-    assert_eq!(out.MaxSupportedFeatureLevel, DML_FEATURE_LEVEL_5_1);
-    assert_eq!(call(&q, 8, &mut out, 4), E_INVALIDARG);
-    assert_eq!(call(&q, 16, &mut out, 8), E_INVALIDARG);
     let above = [DML_FEATURE_LEVEL_6_0];
-    let q2 = DML_FEATURE_QUERY_FEATURE_LEVELS {
-        RequestedFeatureLevelCount: 1,
-        RequestedFeatureLevels: above.as_ptr(),
+    let query = |levels: *const DML_FEATURE_LEVEL, count: u32| DML_FEATURE_QUERY_FEATURE_LEVELS {
+        RequestedFeatureLevelCount: count,
+        RequestedFeatureLevels: levels,
     };
-    assert_eq!(call(&q2, 16, &mut out, 4), DXGI_ERROR_UNSUPPORTED);
-    let q3 = DML_FEATURE_QUERY_FEATURE_LEVELS {
-        RequestedFeatureLevelCount: 0,
-        RequestedFeatureLevels: above.as_ptr(),
-    };
-    assert_eq!(call(&q3, 16, &mut out, 4), E_INVALIDARG);
-    let q4 = DML_FEATURE_QUERY_FEATURE_LEVELS {
-        RequestedFeatureLevelCount: 1,
-        RequestedFeatureLevels: ptr::null(),
-    };
-    assert_eq!(call(&q4, 16, &mut out, 4), E_POINTER);
-    // SAFETY: the device is live; query and output are locals of at least the sizes given (or NULL, which is what is tested).
-    let hr = unsafe {
-        dmls_device_check_feature_support(
-            dev.0,
-            DML_FEATURE(7),
-            4,
-            &q as *const _ as *const _,
-            4,
-            &mut out as *mut _ as *mut _,
-        )
-    };
-    assert_eq!(hr, DXGI_ERROR_UNSUPPORTED);
-    // SAFETY: the device is live; query and output are locals of at least the sizes given (or NULL, which is what is tested).
-    let hr = unsafe {
-        dmls_device_check_feature_support(
-            dev.0,
-            DML_FEATURE::FEATURE_LEVELS,
-            16,
-            ptr::null(),
-            4,
-            &mut out as *mut _ as *mut _,
-        )
-    };
-    assert_eq!(hr, E_POINTER);
+    let (q, q2, q3, q4) = (
+        query(levels.as_ptr(), 4),
+        query(above.as_ptr(), 1),
+        query(above.as_ptr(), 0),
+        query(ptr::null(), 1),
+    );
+    let fl = DML_FEATURE::FEATURE_LEVELS;
+    // (feature, query, query_size, support_size, HRESULT)
+    #[rustfmt::skip]
+    let cases: [(DML_FEATURE, *const DML_FEATURE_QUERY_FEATURE_LEVELS, u32, u32, HRESULT); 8] = [
+        (fl, &q, 16, 4, S_OK),
+        (fl, &q, 8, 4, E_INVALIDARG),
+        (fl, &q, 16, 8, E_INVALIDARG),
+        // Every requested level above the device's.
+        (fl, &q2, 16, 4, DXGI_ERROR_UNSUPPORTED),
+        (fl, &q3, 16, 4, E_INVALIDARG),
+        // A count of 1 with a NULL array.
+        (fl, &q4, 16, 4, E_POINTER),
+        (DML_FEATURE(7), &q, 4, 4, DXGI_ERROR_UNSUPPORTED),
+        (fl, ptr::null(), 16, 4, E_POINTER),
+    ];
+    for (i, (feature, query, qs, ss, hr)) in cases.into_iter().enumerate() {
+        let mut out = DML_FEATURE_DATA_FEATURE_LEVELS {
+            MaxSupportedFeatureLevel: DML_FEATURE_LEVEL(0),
+        };
+        // SAFETY: the device is live; query and output are locals of at least the sizes given
+        // (or NULL, which is what is tested).
+        let got = unsafe {
+            dmls_device_check_feature_support(
+                dev.0,
+                feature,
+                qs,
+                query.cast(),
+                ss,
+                (&mut out as *mut DML_FEATURE_DATA_FEATURE_LEVELS).cast(),
+            )
+        };
+        assert_eq!(got, hr, "case {i}: {}", last_error());
+        if hr == S_OK {
+            assert_eq!(out.MaxSupportedFeatureLevel, DML_FEATURE_LEVEL_5_1);
+        }
+    }
 }
 
+/// Runs a DIAGONAL_MATRIX1 operator (output starting as CANARY) and asserts that every output
+/// byte equals the reference's; returns the output.
 fn run_diag1(
     dev: &Device,
     input: Option<(&mut Tensor, &[u8])>,
@@ -539,7 +519,7 @@ fn run_diag1(
     };
     let in_desc = it.as_ref().map(|t| t.rust());
     let desc = diag1_desc(it, output, value, b, e);
-    let op = create_dm1(dev, &desc).expect("create");
+    let op = dev.create_op(&*desc).expect("create");
     let input = in_desc.as_ref().zip(data);
     run_diag1_checked(op.0, input, &output.rust(), (value, b, e), CANARY)
 }
@@ -595,7 +575,8 @@ fn diagonal_matrix1_extreme_bounds() {
     ] {
         let mut input = Tensor::new(F32, &[4, 5]);
         let mut output = Tensor::new(F32, &[4, 5]);
-        let ob = run_diag1(
+        // Compared with the reference (every byte) inside.
+        run_diag1(
             &dev,
             Some((&mut input, &data)),
             &mut output,
@@ -603,16 +584,6 @@ fn diagonal_matrix1_extreme_bounds() {
             b,
             e,
         );
-        let mut expect = vec![0u8; 80];
-        directml_subset::reference::diagonal_matrix1(
-            Some((&input.rust(), &data)),
-            &output.rust(),
-            &mut expect,
-            f32_value(-1.0),
-            b,
-            e,
-        );
-        assert_eq!(ob.bytes(), &expect[..], "begin {b} end {e}");
     }
 }
 
@@ -622,7 +593,7 @@ fn diagonal_matrix1_in_place_and_overlap() {
     let mut input = Tensor::new(F32, &[4, 5]);
     let mut output = Tensor::new(F32, &[4, 5]);
     let desc = diag1_desc(Some(&mut input), &mut output, f32_value(0.0), i32::MIN, 1);
-    let op = create_dm1(&dev, &desc).unwrap();
+    let op = dev.create_op(&*desc).unwrap();
     let mut buf = Buffer::with_bytes(&seed_input());
     let b = buf.binding();
     execute(&op, &[bind(&b)], &[bind(&b)]).expect("in place");
@@ -659,72 +630,38 @@ fn diagonal_matrix1_all_types_batched_strided() {
         for (i, v) in value.iter_mut().enumerate() {
             *v = 0x10 + i as u8;
         }
-        let ob = run_diag1(&dev, Some((&mut input, &data)), &mut output, value, -1, 2);
-        let mut expect = vec![CANARY; output.total as usize];
-        directml_subset::reference::diagonal_matrix1(
-            Some((&input.rust(), &data)),
-            &output.rust(),
-            &mut expect,
-            value,
-            -1,
-            2,
-        );
-        assert_eq!(ob.bytes(), &expect[..], "type {ty}");
+        // Compared with the reference (every byte, padding included) inside.
+        run_diag1(&dev, Some((&mut input, &data)), &mut output, value, -1, 2);
     }
 }
 
 #[test]
 fn diagonal_matrix1_validation() {
     let dev = Device::newest();
-    let check = |input: Option<&mut Tensor>, output: &mut Tensor, vt: u32, parts: &[&str]| {
-        let mut desc = diag1_desc(input, output, [0; 8], 0, 1);
+    // (input type and sizes, FLOAT32 output sizes, ValueDataType, what the message says)
+    type Input = Option<(u32, &'static [u32])>;
+    #[rustfmt::skip]
+    let cases: [(Input, &[u32], u32, &[&str]); 6] = [
+        (None, &[4, 5], I32, &["ValueDataType is INT32 (6), must equal OutputTensor's DataType FLOAT32"]),
+        (None, &[5], F32, &["OutputTensor DimensionCount is 1, must be 2 to 4"]),
+        (None, &[1, 1, 1, 4, 5], F32, &["DimensionCount is 5"]),
+        (Some((I32, &[4, 5])), &[4, 5], F32, &["InputTensor DataType is INT32"]),
+        (Some((F32, &[4, 6])), &[4, 5], F32, &["InputTensor Sizes [4, 6] must equal OutputTensor Sizes [4, 5]"]),
+        (Some((F32, &[1, 4, 5])), &[4, 5], F32, &["InputTensor DimensionCount is 3"]),
+    ];
+    for (input, output, vt, parts) in cases {
+        let mut input = input.map(|(t, sizes)| Tensor::new(t, sizes));
+        let mut output = Tensor::new(F32, output);
+        let mut desc = diag1_desc(input.as_mut(), &mut output, [0; 8], 0, 1);
         desc.ValueDataType = DML_TENSOR_DATA_TYPE(vt);
-        let (hr, msg) = create_dm1(&dev, &desc).err().unwrap();
+        let (hr, msg) = dev.create_op(&*desc).err().unwrap();
         assert_eq!(hr, E_INVALIDARG, "{msg}");
-        for p in parts {
-            assert!(msg.contains(p), "{msg:?} lacks {p:?}");
-        }
-    };
-    check(
-        None,
-        &mut Tensor::new(F32, &[4, 5]),
-        I32,
-        &["ValueDataType is INT32 (6), must equal OutputTensor's DataType FLOAT32"],
-    );
-    check(
-        None,
-        &mut Tensor::new(F32, &[5]),
-        F32,
-        &["OutputTensor DimensionCount is 1, must be 2 to 4"],
-    );
-    check(
-        None,
-        &mut Tensor::new(F32, &[1, 1, 1, 4, 5]),
-        F32,
-        &["DimensionCount is 5"],
-    );
-    check(
-        Some(&mut Tensor::new(I32, &[4, 5])),
-        &mut Tensor::new(F32, &[4, 5]),
-        F32,
-        &["InputTensor DataType is INT32"],
-    );
-    check(
-        Some(&mut Tensor::new(F32, &[4, 6])),
-        &mut Tensor::new(F32, &[4, 5]),
-        F32,
-        &["InputTensor Sizes [4, 6] must equal OutputTensor Sizes [4, 5]"],
-    );
-    check(
-        Some(&mut Tensor::new(F32, &[1, 4, 5])),
-        &mut Tensor::new(F32, &[4, 5]),
-        F32,
-        &["InputTensor DimensionCount is 3"],
-    );
+        assert_has(&msg, parts);
+    }
     let old = Device::new(0x5000, 1, 0);
     let mut out = Tensor::new(F32, &[4, 5]);
     let desc = diag1_desc(None, &mut out, [0; 8], 0, 1);
-    let (hr, msg) = create_dm1(&old, &desc).err().unwrap();
+    let (hr, msg) = old.create_op(&*desc).err().unwrap();
     assert_eq!(hr, E_INVALIDARG);
     assert!(
         msg.contains("DML_FEATURE_LEVEL_5_1") && msg.contains("5_0"),
@@ -738,15 +675,7 @@ fn diag0(
     offset: i32,
     value: f32,
 ) -> Result<Buffer, (HRESULT, String)> {
-    let desc = Box::new(DML_DIAGONAL_MATRIX_OPERATOR_DESC {
-        OutputTensor: out.desc(),
-        Offset: offset,
-        Value: value,
-    });
-    let op = dev.create(
-        DM,
-        (&*desc as *const DML_DIAGONAL_MATRIX_OPERATOR_DESC).cast(),
-    )?;
+    let op = dev.create_op(&diag_desc(out, offset, value))?;
     let mut ob = Buffer::new(out.total as usize);
     let obb = ob.binding();
     // SAFETY: NULL pointers are what is tested; every other pointer is a live handle or a local binding array of the count given.
@@ -758,48 +687,49 @@ fn diag0(
 
 #[test]
 fn diagonal_matrix_conversions_and_levels() {
-    let dev = Device::newest();
-    let ob = diag0(&dev, &mut Tensor::new(I32, &[3, 3]), 0, 10.6).unwrap();
-    assert_eq!(u32s(ob.bytes()), [10, 0, 0, 0, 10, 0, 0, 0, 10]);
-    let ob = diag0(&dev, &mut Tensor::new(I32, &[3, 3]), 1, -10.6).unwrap();
-    assert_eq!(
-        u32s(ob.bytes()),
-        [0, (-10i32) as u32, 0, 0, 0, (-10i32) as u32, 0, 0, 0]
+    let words = |w: &[i32]| -> Vec<u8> { w.iter().flat_map(|v| v.to_ne_bytes()).collect() };
+    // (feature level, type, sizes, Offset, Value, the output's first bytes, or what the
+    // E_INVALIDARG message says)
+    type Case = (
+        u32,
+        u32,
+        &'static [u32],
+        i32,
+        f32,
+        Result<Vec<u8>, &'static str>,
     );
-    let ob = diag0(&dev, &mut Tensor::new(F16, &[2, 2]), 0, 1.0 + 1.0 / 4096.0).unwrap();
-    // 1 + 2^-12 rounds to nearest even: 1.0 (0x3C00).
-    assert_eq!(&ob.bytes()[..2], &0x3C00u16.to_ne_bytes());
-    let ob = diag0(&dev, &mut Tensor::new(F64, &[2, 2]), i32::MAX, 2.5).unwrap();
-    assert!(ob.bytes().iter().all(|&b| b == 0));
-    let ob = diag0(&dev, &mut Tensor::new(U8, &[2, 3]), -1, 300.0).unwrap();
-    assert_eq!(&ob.bytes()[..6], &[0, 0, 0, 255, 0, 0]);
-    // Levels: 2.0 has only 4-dim FLOAT32/16; 2.1 adds the small ints; 5.1 the 64-bit types.
-    let l20 = Device::new(0x2000, 1, 0);
-    assert!(diag0(&l20, &mut Tensor::new(F32, &[1, 1, 3, 3]), 0, 1.0).is_ok());
-    let (hr, msg) = diag0(&l20, &mut Tensor::new(I32, &[1, 1, 3, 3]), 0, 1.0)
-        .err()
-        .unwrap();
-    assert_eq!(hr, E_INVALIDARG);
-    assert!(msg.contains("2_1"), "{msg}");
-    let (_, msg) = diag0(&l20, &mut Tensor::new(F32, &[3, 3]), 0, 1.0)
-        .err()
-        .unwrap();
-    assert!(msg.contains("must be 4"), "{msg}");
-    let l40 = Device::new(0x4000, 1, 0);
-    assert!(diag0(&l40, &mut Tensor::new(I8, &[3, 3]), 0, 1.0).is_ok());
-    let (_, msg) = diag0(&l40, &mut Tensor::new(I64, &[3, 3]), 0, 1.0)
-        .err()
-        .unwrap();
-    assert!(msg.contains("5_1"), "{msg}");
-    let (_, msg) = diag0(
-        &Device::new(0x1000, 1, 0),
-        &mut Tensor::new(F32, &[1, 1, 3, 3]),
-        0,
-        1.0,
-    )
-    .err()
-    .unwrap();
-    assert!(msg.contains("DML_FEATURE_LEVEL_2_0"), "{msg}");
+    #[rustfmt::skip]
+    let cases: [Case; 11] = [
+        (0, I32, &[3, 3], 0, 10.6, Ok(words(&[10, 0, 0, 0, 10, 0, 0, 0, 10]))),
+        (0, I32, &[3, 3], 1, -10.6, Ok(words(&[0, -10, 0, 0, 0, -10, 0, 0, 0]))),
+        // 1 + 2^-12 rounds to nearest even: 1.0 (0x3C00).
+        (0, F16, &[2, 2], 0, 1.0 + 1.0 / 4096.0, Ok(0x3C00u16.to_ne_bytes().to_vec())),
+        (0, F64, &[2, 2], i32::MAX, 2.5, Ok(vec![0; 32])),
+        (0, U8, &[2, 3], -1, 300.0, Ok(vec![0, 0, 0, 255, 0, 0])),
+        // Levels: 2.0 has only 4-dim FLOAT32/16; 2.1 adds the small ints; 5.1 the 64-bit types.
+        (0x2000, F32, &[1, 1, 3, 3], 0, 1.0, Ok(vec![])),
+        (0x2000, I32, &[1, 1, 3, 3], 0, 1.0, Err("2_1")),
+        (0x2000, F32, &[3, 3], 0, 1.0, Err("must be 4")),
+        (0x4000, I8, &[3, 3], 0, 1.0, Ok(vec![])),
+        (0x4000, I64, &[3, 3], 0, 1.0, Err("5_1")),
+        (0x1000, F32, &[1, 1, 3, 3], 0, 1.0, Err("DML_FEATURE_LEVEL_2_0")),
+    ];
+    for (level, ty, sizes, offset, value, want) in cases {
+        let what =
+            format!("level {level:#x} type {ty} sizes {sizes:?} offset {offset} value {value}");
+        let dev = Device::new(level, 1, 0);
+        match (
+            diag0(&dev, &mut Tensor::new(ty, sizes), offset, value),
+            want,
+        ) {
+            (Ok(ob), Ok(bytes)) => assert_eq!(&ob.bytes()[..bytes.len()], &bytes[..], "{what}"),
+            (Err((hr, msg)), Err(part)) => {
+                assert_eq!(hr, E_INVALIDARG, "{what}: {msg}");
+                assert!(msg.contains(part), "{what}: {msg:?} lacks {part:?}");
+            }
+            (got, _) => panic!("{what}: got {:?}", got.map(|ob| ob.bytes().to_vec())),
+        }
+    }
 }
 
 #[test]
@@ -809,7 +739,7 @@ fn binding_rules() {
     let mut count = Tensor::new(U32, &[1]);
     let mut coords = Tensor::new(U32, &[8, 2]);
     let desc = nonzero_desc(&mut input, &mut count, &mut coords);
-    let op = create_nz(&dev, &desc).unwrap();
+    let op = dev.create_op(&*desc).unwrap();
     let mut inb = Buffer::with_bytes(&f32_bytes(&[1.0; 8]));
     let mut cb = Buffer::new(4);
     let mut kb = Buffer::new(64);
@@ -889,7 +819,7 @@ fn misaligned_and_guaranteed_alignment() {
     let mut out = Tensor::new(F32, &[4, 4]);
     out.alignment = 64;
     let desc = diag1_desc(None, &mut out, f32_value(1.0), 0, 1);
-    let op = create_dm1(&dev, &desc).unwrap();
+    let op = dev.create_op(&*desc).unwrap();
     let mut ob = Buffer::new(64 + 64);
     let mut b = ob.binding();
     b.Offset = 64; // storage is 8-aligned, GUARD 64: 64-aligned only if the Vec is
@@ -903,7 +833,7 @@ fn misaligned_and_guaranteed_alignment() {
     // Element misalignment: a 4-byte type at an odd address.
     let mut out = Tensor::new(F32, &[4, 4]);
     let desc = diag1_desc(None, &mut out, f32_value(1.0), 0, 1);
-    let op = create_dm1(&dev, &desc).unwrap();
+    let op = dev.create_op(&*desc).unwrap();
     let mut ob = Buffer::new(128);
     let mut b = ob.binding();
     // SAFETY: the buffer is 128 bytes long, so one byte past its start is within it.
@@ -1004,7 +934,7 @@ fn desc_is_copied_at_creation() {
     let op = {
         let mut out = Tensor::new(F32, &[3, 3]);
         let desc = diag1_desc(None, &mut out, f32_value(2.0), 0, 1);
-        create_dm1(&dev, &desc).unwrap()
+        dev.create_op(&*desc).unwrap()
         // desc and out are freed here.
     };
     drop(dev); // the device may go before its operators

@@ -6,7 +6,7 @@ use core::ptr;
 
 use directml_subset::dml::*;
 use directml_subset::ffi::*;
-use directml_subset::{reference, DataType, TensorDesc};
+use directml_subset::{reference, DataType, OperatorDesc, TensorDesc, DMLS_DEVICE_FLAG_EXTENSIONS};
 use rand::rngs::SmallRng;
 use rand::Rng;
 
@@ -128,6 +128,11 @@ impl Device {
         create_raw(self.0, ty, desc).map(Operator)
     }
 
+    /// An operator from one of DirectML's operator desc structs.
+    pub fn create_op<D: OpDesc>(&self, desc: &D) -> Result<Operator, (HRESULT, String)> {
+        create_desc(self.0, desc).map(Operator)
+    }
+
     /// NONZERO_COORDINATES over safe-API descs.
     pub fn nonzero(
         &self,
@@ -201,6 +206,31 @@ pub fn create_raw(
     }
 }
 
+/// One of DirectML's operator desc structs, with its DML_OPERATOR_TYPE.
+pub trait OpDesc {
+    const TYPE: DML_OPERATOR_TYPE;
+}
+
+impl OpDesc for DML_NONZERO_COORDINATES_OPERATOR_DESC {
+    const TYPE: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE::NONZERO_COORDINATES;
+}
+
+impl OpDesc for DML_DIAGONAL_MATRIX1_OPERATOR_DESC {
+    const TYPE: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE::DIAGONAL_MATRIX1;
+}
+
+impl OpDesc for DML_DIAGONAL_MATRIX_OPERATOR_DESC {
+    const TYPE: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE::DIAGONAL_MATRIX;
+}
+
+/// [`create_raw`] from one of DirectML's operator desc structs.
+pub fn create_desc<D: OpDesc>(
+    device: *mut dmls_device,
+    desc: &D,
+) -> Result<*mut dmls_operator, (HRESULT, String)> {
+    create_raw(device, D::TYPE, (desc as *const D).cast())
+}
+
 /// NONZERO_COORDINATES over safe-API descs, through the C structs.
 pub fn create_nonzero(
     device: *mut dmls_device,
@@ -211,12 +241,7 @@ pub fn create_nonzero(
     let mut i = Tensor::from_desc(input);
     let mut c = Tensor::from_desc(count);
     let mut k = Tensor::from_desc(coords);
-    let d = nonzero_desc(&mut i, &mut c, &mut k);
-    create_raw(
-        device,
-        DML_OPERATOR_TYPE::NONZERO_COORDINATES,
-        (&*d as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-    )
+    create_desc(device, &*nonzero_desc(&mut i, &mut c, &mut k))
 }
 
 /// DIAGONAL_MATRIX1 over safe-API descs, through the C structs.
@@ -230,12 +255,7 @@ pub fn create_diagonal1(
 ) -> Result<*mut dmls_operator, (HRESULT, String)> {
     let mut i = input.map(Tensor::from_desc);
     let mut o = Tensor::from_desc(output);
-    let d = diag1_desc(i.as_mut(), &mut o, value, begin, end);
-    create_raw(
-        device,
-        DML_OPERATOR_TYPE::DIAGONAL_MATRIX1,
-        (&*d as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
-    )
+    create_desc(device, &*diag1_desc(i.as_mut(), &mut o, value, begin, end))
 }
 
 /// DIAGONAL_MATRIX over a safe-API desc, through the C structs.
@@ -245,16 +265,9 @@ pub fn create_diagonal(
     offset: i32,
     value: f32,
 ) -> Result<*mut dmls_operator, (HRESULT, String)> {
-    let mut o = Tensor::from_desc(output);
-    let d = DML_DIAGONAL_MATRIX_OPERATOR_DESC {
-        OutputTensor: o.desc(),
-        Offset: offset,
-        Value: value,
-    };
-    create_raw(
+    create_desc(
         device,
-        DML_OPERATOR_TYPE::DIAGONAL_MATRIX,
-        (&d as *const DML_DIAGONAL_MATRIX_OPERATOR_DESC).cast(),
+        &diag_desc(&mut Tensor::from_desc(output), offset, value),
     )
 }
 
@@ -278,6 +291,7 @@ impl Drop for Operator {
 /// bytes start 64 bytes into 8-byte-aligned storage (so they are aligned to the largest element
 /// size) and are followed by 64 more guard bytes; every guard byte is CANARY, so a write past
 /// either end shows in [`Buffer::guards_intact`].
+#[derive(Clone)]
 pub struct Buffer {
     storage: Vec<u64>,
     pub offset: usize,
@@ -416,6 +430,12 @@ pub fn last_error() -> String {
     String::from_utf8(buf[..n].to_vec()).expect("utf-8 message")
 }
 
+/// The index of the first byte at which `got` and `want` differ, if any.
+pub fn first_difference(got: &[u8], want: &[u8]) -> Option<usize> {
+    assert_eq!(got.len(), want.len(), "lengths differ");
+    got.iter().zip(want).position(|(a, b)| a != b)
+}
+
 pub fn f32_bytes(v: &[f32]) -> Vec<u8> {
     bytemuck::cast_slice(v).to_vec()
 }
@@ -462,10 +482,62 @@ pub fn diag1_desc(
     })
 }
 
+/// A DIAGONAL_MATRIX desc over one tensor.
+pub fn diag_desc(
+    output: &mut Tensor,
+    offset: i32,
+    value: f32,
+) -> DML_DIAGONAL_MATRIX_OPERATOR_DESC {
+    DML_DIAGONAL_MATRIX_OPERATOR_DESC {
+        OutputTensor: output.desc(),
+        Offset: offset,
+        Value: value,
+    }
+}
+
 pub fn f32_value(v: f32) -> [u8; 8] {
     let mut b = [0u8; 8];
     b[..4].copy_from_slice(&v.to_ne_bytes());
     b
+}
+
+// ------------------------------------------------------------------------------------------------
+// The safe Rust API
+
+/// A device of the safe API with the extensions on (64-bit coordinates) and `threads` workers.
+pub fn rust_device(threads: u32) -> directml_subset::Device {
+    directml_subset::Device::new(&directml_subset::DeviceOptions {
+        thread_count: threads,
+        flags: DMLS_DEVICE_FLAG_EXTENSIONS,
+        ..Default::default()
+    })
+    .expect("device")
+}
+
+/// A tensor desc, packed when `strides` is `None`.
+pub fn tensor_desc(t: DataType, sizes: &[u32], strides: Option<&[u32]>) -> TensorDesc {
+    match strides {
+        Some(s) => TensorDesc::with_strides(t, sizes, s),
+        None => TensorDesc::new(t, sizes),
+    }
+}
+
+/// A DIAGONAL_MATRIX1 desc whose ValueDataType is the output's type.
+pub fn diagonal1_op(
+    input: Option<TensorDesc>,
+    output: TensorDesc,
+    value: [u8; 8],
+    begin: i32,
+    end: i32,
+) -> OperatorDesc {
+    OperatorDesc::DiagonalMatrix1 {
+        input,
+        output,
+        value_data_type: output.data_type,
+        value,
+        diagonal_fill_begin: begin,
+        diagonal_fill_end: end,
+    }
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -683,7 +755,9 @@ pub fn run_diag1_checked(
     reference::diagonal_matrix1(input, output, &mut want, value, begin, end);
     assert!(
         ob.bytes() == &want[..],
-        "DIAGONAL_MATRIX1 output differs from the reference"
+        "DIAGONAL_MATRIX1 output differs from the reference: input {:?}, output {output:?}, \
+         value {value:?}, begin {begin}, end {end}",
+        input.map(|(t, _)| t)
     );
     ob
 }
