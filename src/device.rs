@@ -129,14 +129,16 @@ impl Device {
         DataType::from_raw(data_type).is_some()
     }
 
-    /// `DML_FEATURE_FEATURE_LEVELS`: the highest requested level not above the device's.
+    /// `DML_FEATURE_FEATURE_LEVELS`: the highest requested level not above the device's. No
+    /// level requested, or one that is not a DML_FEATURE_LEVEL, is `InvalidArg`; all of them
+    /// above the device's is `Unsupported`. (Messages name the fields of DirectML's query
+    /// struct, `RequestedFeatureLevels`.)
     pub fn max_supported_feature_level(
         &self,
         requested: &[DML_FEATURE_LEVEL],
     ) -> Result<DML_FEATURE_LEVEL> {
-        const WHERE: &str = "dmls_device_check_feature_support(DML_FEATURE_FEATURE_LEVELS)";
         if requested.is_empty() {
-            return invalid!("{WHERE}: RequestedFeatureLevelCount is 0, must be at least 1");
+            return invalid!("RequestedFeatureLevelCount is 0, must be at least 1");
         }
         if let Some((i, bad)) = requested
             .iter()
@@ -144,7 +146,7 @@ impl Device {
             .find(|(_, l)| !level::is_known(**l))
         {
             return invalid!(
-                "{WHERE}: RequestedFeatureLevels[{i}] is {:#x}, not a DML_FEATURE_LEVEL value",
+                "RequestedFeatureLevels[{i}] is {:#x}, not a DML_FEATURE_LEVEL value",
                 bad.0
             );
         }
@@ -155,7 +157,7 @@ impl Device {
             .max()
             .ok_or_else(|| {
                 Error::Unsupported(format!(
-                    "{WHERE}: none of the requested levels is at or below this device's \
+                    "none of the requested levels is at or below this device's \
                      DML_FEATURE_LEVEL_{}",
                     level::name(self.inner.config.level)
                 ))

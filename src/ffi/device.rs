@@ -172,7 +172,9 @@ pub unsafe extern "C" fn dmls_device_check_feature_support(
                     )
                 }
             };
-            let max = device.max_supported_feature_level(levels)?;
+            let max = device
+                .max_supported_feature_level(levels)
+                .map_err(|e| e.prefixed(&format!("{F}({name})")))?;
             let answer = DML_FEATURE_DATA_FEATURE_LEVELS {
                 MaxSupportedFeatureLevel: max,
             };
