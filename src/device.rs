@@ -6,8 +6,9 @@ use crate::dml::{DML_FEATURE_LEVEL, DML_TENSOR_DATA_TYPE};
 use crate::error::{invalid, Error, Result};
 use crate::level;
 use crate::op::plan::Plan;
-use crate::op::{Config, Input, OperatorDesc, Workers};
-use crate::pool::{self, LazyPool};
+use crate::op::{Config, Input, OperatorDesc};
+use crate::pool::Threads;
+pub use crate::pool::DMLS_MAX_THREAD_COUNT;
 use crate::tensor::DataType;
 
 /// `dmls_device_desc.flags` bit: allow the extensions beyond DirectML. Without it a device is
@@ -20,9 +21,6 @@ use crate::tensor::DataType;
 ///   `{A, B, ..., N}` with A x B x ... = the input's element count, evenly spaced: each leading
 ///   stride equals the row stride times the rows below it).
 pub const DMLS_DEVICE_FLAG_EXTENSIONS: u32 = 0x1;
-
-/// The most worker threads a device may ask for.
-pub const DMLS_MAX_THREAD_COUNT: u32 = 1024;
 
 /// How a device is created.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -38,17 +36,9 @@ pub struct DeviceOptions {
     pub flags: u32,
 }
 
-enum Pool {
-    /// The process-wide pool, [`pool::SHARED`].
-    Global,
-    Serial,
-    /// This device's own pool (rebuilt in a forked child, see [`pool`]).
-    Own(LazyPool),
-}
-
 struct DeviceInner {
     config: Config,
-    pool: Pool,
+    threads: Threads,
 }
 
 /// A device: a feature level to validate against and threads to run on. Cheap to clone (the
@@ -107,24 +97,14 @@ impl Device {
                 options.thread_count
             );
         }
-        let pool = match options.thread_count {
-            0 => Pool::Global,
-            1 => Pool::Serial,
-            n => {
-                // Started now, so that a device that cannot have its threads is never created.
-                let own = LazyPool::new(n as usize);
-                own.get()
-                    .map_err(|e| Error::OutOfMemory(e.message().to_string()))?;
-                Pool::Own(own)
-            }
-        };
+        let threads = Threads::new(options.thread_count)?;
         Ok(Device {
             inner: Arc::new(DeviceInner {
                 config: Config {
                     level,
                     extensions: options.flags & DMLS_DEVICE_FLAG_EXTENSIONS != 0,
                 },
-                pool,
+                threads,
             }),
         })
     }
@@ -141,11 +121,7 @@ impl Device {
 
     /// The number of threads an execution may use.
     pub fn threads(&self) -> usize {
-        match &self.inner.pool {
-            Pool::Global => pool::SHARED.threads(),
-            Pool::Serial => 1,
-            Pool::Own(p) => p.threads(),
-        }
+        self.inner.threads.count()
     }
 
     /// `DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT`: true for the 11 types of 8 to 64 bits.
@@ -153,14 +129,16 @@ impl Device {
         DataType::from_raw(data_type).is_some()
     }
 
-    /// `DML_FEATURE_FEATURE_LEVELS`: the highest requested level not above the device's.
+    /// `DML_FEATURE_FEATURE_LEVELS`: the highest requested level not above the device's. No
+    /// level requested, or one that is not a DML_FEATURE_LEVEL, is `InvalidArg`; all of them
+    /// above the device's is `Unsupported`. (Messages name the fields of DirectML's query
+    /// struct, `RequestedFeatureLevels`.)
     pub fn max_supported_feature_level(
         &self,
         requested: &[DML_FEATURE_LEVEL],
     ) -> Result<DML_FEATURE_LEVEL> {
-        const WHERE: &str = "dmls_device_check_feature_support(DML_FEATURE_FEATURE_LEVELS)";
         if requested.is_empty() {
-            return invalid!("{WHERE}: RequestedFeatureLevelCount is 0, must be at least 1");
+            return invalid!("RequestedFeatureLevelCount is 0, must be at least 1");
         }
         if let Some((i, bad)) = requested
             .iter()
@@ -168,7 +146,7 @@ impl Device {
             .find(|(_, l)| !level::is_known(**l))
         {
             return invalid!(
-                "{WHERE}: RequestedFeatureLevels[{i}] is {:#x}, not a DML_FEATURE_LEVEL value",
+                "RequestedFeatureLevels[{i}] is {:#x}, not a DML_FEATURE_LEVEL value",
                 bad.0
             );
         }
@@ -179,7 +157,7 @@ impl Device {
             .max()
             .ok_or_else(|| {
                 Error::Unsupported(format!(
-                    "{WHERE}: none of the requested levels is at or below this device's \
+                    "none of the requested levels is at or below this device's \
                      DML_FEATURE_LEVEL_{}",
                     level::name(self.inner.config.level)
                 ))
@@ -236,21 +214,8 @@ impl Operator {
     /// `TotalTensorSizeInBytes` and starts aligned to the element size. Only output elements
     /// are written, and nothing is written when an error is returned.
     pub fn execute(&self, inputs: &[Input<'_>], outputs: &mut [&mut [u8]]) -> Result<()> {
-        let workers = match &self.device.pool {
-            Pool::Global => Workers {
-                threads: pool::SHARED.threads(),
-                pool: Some(&pool::SHARED),
-            },
-            Pool::Serial => Workers {
-                threads: 1,
-                pool: None,
-            },
-            Pool::Own(p) => Workers {
-                threads: p.threads(),
-                pool: Some(p),
-            },
-        };
-        self.plan.execute(inputs, outputs, workers)
+        self.plan
+            .execute(inputs, outputs, self.device.threads.workers())
     }
 
     pub(crate) fn plan(&self) -> &Plan {

@@ -1,4 +1,5 @@
-//! Worker pools that survive `fork()`.
+//! The threads a device runs on ([`Threads`]), what an execution may use of them
+//! ([`Workers`]), and worker pools that survive `fork()`.
 //!
 //! After `fork()` the child holds a copy of every pool of its parent, but none of the pool's
 //! threads: a job sent to such a pool waits forever, and its locks may be held by threads that
@@ -18,6 +19,83 @@
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
 use crate::error::{Error, Result};
+
+/// The most worker threads a device may ask for.
+pub const DMLS_MAX_THREAD_COUNT: u32 = 1024;
+
+/// The threads of one device, as its `thread_count` asks.
+pub(crate) struct Threads(Source);
+
+enum Source {
+    /// 0: the process-wide pool, [`SHARED`].
+    Shared,
+    /// 1: the calling thread only.
+    Serial,
+    /// n: this device's own pool (rebuilt in a forked child).
+    Own(LazyPool),
+}
+
+impl Threads {
+    /// The threads for a device's `thread_count` (at most [`DMLS_MAX_THREAD_COUNT`], which the
+    /// device checks). A pool of its own is started now, so that a device that cannot have its
+    /// threads is never created.
+    pub fn new(thread_count: u32) -> Result<Threads> {
+        Ok(Threads(match thread_count {
+            0 => Source::Shared,
+            1 => Source::Serial,
+            n => {
+                let own = LazyPool::new(n as usize);
+                own.get()
+                    .map_err(|e| Error::OutOfMemory(e.message().to_string()))?;
+                Source::Own(own)
+            }
+        }))
+    }
+
+    /// The number of threads an execution may use.
+    pub fn count(&self) -> usize {
+        match &self.0 {
+            Source::Shared => SHARED.threads(),
+            Source::Serial => 1,
+            Source::Own(p) => p.threads(),
+        }
+    }
+
+    /// What one execution may use.
+    pub fn workers(&self) -> Workers<'_> {
+        let pool = match &self.0 {
+            Source::Shared => Some(&SHARED),
+            Source::Serial => None,
+            Source::Own(p) => Some(p),
+        };
+        Workers {
+            threads: self.count(),
+            pool,
+        }
+    }
+}
+
+/// The threads an execution may use. Kernels call [`Workers::run`] only on their parallel path,
+/// so small operators never wake a pool (nor build one).
+#[derive(Clone, Copy)]
+pub(crate) struct Workers<'a> {
+    pub threads: usize,
+    pool: Option<&'a LazyPool>,
+}
+
+impl Workers<'_> {
+    /// Runs `f` on one of this device's worker threads, so that the parallel iterators inside
+    /// it start from inside the pool instead of each being injected into it from outside while
+    /// the caller blocks. A one-thread device runs `f` on the caller's thread. Fails (before
+    /// running `f`) only when the pool has to be started, first in this process, and its
+    /// threads cannot be.
+    pub fn run<R: Send>(&self, f: impl FnOnce() -> R + Send) -> Result<R> {
+        match self.pool {
+            Some(pool) if self.threads > 1 => Ok(pool.get()?.install(f)),
+            _ => Ok(f()),
+        }
+    }
+}
 
 /// The fork generation: incremented in the child of every `fork()` once a pool exists.
 static GENERATION: AtomicU64 = AtomicU64::new(0);
@@ -62,7 +140,7 @@ struct Slot {
 }
 
 /// A pool of `threads` workers, built on first use and rebuilt in a forked child.
-pub(crate) struct LazyPool {
+struct LazyPool {
     /// 0: the process-wide default ([`default_threads`]).
     threads: usize,
     /// The current slot: null before the first build. A slot is freed only by `Drop` (and only
@@ -161,11 +239,11 @@ impl Drop for LazyPool {
 }
 
 /// The process-wide pool of the devices created with `thread_count` 0.
-pub(crate) static SHARED: LazyPool = LazyPool::new(0);
+static SHARED: LazyPool = LazyPool::new(0);
 
 /// Threads of the process-wide pool: `RAYON_NUM_THREADS` when it is set to a positive number
 /// (as for rayon's own global pool), otherwise one per logical core. Computed once.
-pub(crate) fn default_threads() -> usize {
+fn default_threads() -> usize {
     static THREADS: AtomicUsize = AtomicUsize::new(0);
     let n = THREADS.load(Ordering::Relaxed);
     if n != 0 {
@@ -180,7 +258,7 @@ pub(crate) fn default_threads() -> usize {
                 .map(|n| n.get())
                 .unwrap_or(1)
         })
-        .min(crate::device::DMLS_MAX_THREAD_COUNT as usize);
+        .min(DMLS_MAX_THREAD_COUNT as usize);
     THREADS.store(n, Ordering::Relaxed);
     n
 }

@@ -44,6 +44,21 @@ fn byte_offset(idx: &[u64], strides: &[u64], element_size: usize) -> usize {
     e as usize * element_size
 }
 
+/// Calls `f` for each element of `output` (two dimensions or more), in row-major order, with
+/// its coordinates, its column x and row y (the last two coordinates) and its byte offset.
+fn for_each_xy(output: &TensorDesc, mut f: impl FnMut(&[u64], i64, i64, usize)) {
+    let size = data_type(output).size();
+    let sizes = output.sizes();
+    let d = sizes.len();
+    let strides = strides_of(output);
+    let elements: u64 = sizes.iter().map(|&s| u64::from(s)).product();
+    for flat in 0..elements {
+        let idx = unravel(flat, sizes);
+        let (x, y) = (idx[d - 1] as i64, idx[d - 2] as i64);
+        f(&idx, x, y, byte_offset(&idx, &strides, size));
+    }
+}
+
 /// True when the element's value is not zero: floats compare as numbers (so -0.0 is zero and
 /// NaN is not), integers by their bytes.
 fn is_nonzero(bytes: &[u8], t: DataType) -> bool {
@@ -112,29 +127,21 @@ pub fn diagonal_matrix1(
     begin: i32,
     end: i32,
 ) {
-    let t = data_type(output);
-    let size = t.size();
-    let sizes = output.sizes();
-    let d = sizes.len();
-    let o_strides = strides_of(output);
-    let elements: u64 = sizes.iter().map(|&s| u64::from(s)).product();
-    for flat in 0..elements {
-        let idx = unravel(flat, sizes);
-        let (x, y) = (idx[d - 1] as i64, idx[d - 2] as i64);
+    let size = data_type(output).size();
+    for_each_xy(output, |idx, x, y, o| {
         let top_x = x - y;
         let (begin, end) = (i64::from(begin), i64::from(end));
         let use_value = (end >= begin) ^ (top_x >= begin) ^ (top_x < end);
-        let o = byte_offset(&idx, &o_strides, size);
         if use_value {
             output_bytes[o..o + size].copy_from_slice(&value[..size]);
         } else if let Some((desc, bytes)) = input {
-            let i = byte_offset(&idx, &strides_of(desc), size);
+            let i = byte_offset(idx, &strides_of(desc), size);
             let v: Vec<u8> = bytes[i..i + size].to_vec();
             output_bytes[o..o + size].copy_from_slice(&v);
         } else {
             output_bytes[o..o + size].fill(0);
         }
-    }
+    });
 }
 
 /// DIAGONAL_MATRIX: `Out = (y + Offset == x) ? Value : 0`, with the FLOAT value converted to
@@ -156,18 +163,11 @@ pub fn diagonal_matrix(output: &TensorDesc, output_bytes: &mut [u8], offset: i32
         DataType::Int64 => (value as i64).to_ne_bytes().to_vec(),
         DataType::UInt64 => (value as u64).to_ne_bytes().to_vec(),
     };
-    let sizes = output.sizes();
-    let d = sizes.len();
-    let strides = strides_of(output);
-    let elements: u64 = sizes.iter().map(|&s| u64::from(s)).product();
-    for flat in 0..elements {
-        let idx = unravel(flat, sizes);
-        let (x, y) = (idx[d - 1] as i64, idx[d - 2] as i64);
-        let o = byte_offset(&idx, &strides, size);
+    for_each_xy(output, |_, x, y, o| {
         if y + i64::from(offset) == x {
             output_bytes[o..o + size].copy_from_slice(&converted);
         } else {
             output_bytes[o..o + size].fill(0);
         }
-    }
+    });
 }

@@ -1,5 +1,6 @@
-//! The C API end to end: the seed documents' examples verbatim, every operator and type,
-//! strides, feature levels, and error paths with their codes and messages.
+//! The C API's entry points end to end: devices, feature queries, operator types, NULL
+//! pointers, binding rules, buffer sizes, messages and the version, with their codes and
+//! messages. (The operators' own examples and rules: tests/operators.rs.)
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -8,294 +9,10 @@ mod common;
 
 use core::ptr;
 
+use common::data_types::*;
 use common::*;
 use directml_subset::dml::*;
 use directml_subset::ffi::*;
-
-const F32: u32 = 1;
-const F16: u32 = 2;
-const U32: u32 = 3;
-const U8: u32 = 5;
-const I32: u32 = 6;
-const I8: u32 = 8;
-const F64: u32 = 9;
-const U64: u32 = 10;
-const I64: u32 = 11;
-
-const NZ: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE::NONZERO_COORDINATES;
-const DM1: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE::DIAGONAL_MATRIX1;
-const DM: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE::DIAGONAL_MATRIX;
-
-/// Creates a NONZERO_COORDINATES operator from a C desc.
-fn create_nz(
-    dev: &Device,
-    desc: &DML_NONZERO_COORDINATES_OPERATOR_DESC,
-) -> Result<Operator, (HRESULT, String)> {
-    dev.create(
-        NZ,
-        (desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-    )
-}
-
-/// Creates a DIAGONAL_MATRIX1 operator from a C desc.
-fn create_dm1(
-    dev: &Device,
-    desc: &DML_DIAGONAL_MATRIX1_OPERATOR_DESC,
-) -> Result<Operator, (HRESULT, String)> {
-    dev.create(
-        DM1,
-        (desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
-    )
-}
-
-/// Runs a NONZERO_COORDINATES op, checked against the reference; returns (count, coordinate
-/// bytes buffer).
-fn run_nonzero(
-    dev: &Device,
-    input: &mut Tensor,
-    data: &[u8],
-    count: &mut Tensor,
-    coords: &mut Tensor,
-) -> (u32, Buffer) {
-    let desc = nonzero_desc(input, count, coords);
-    let op = create_nz(dev, &desc).expect("create");
-    let (input, count, coords) = (input.rust(), count.rust(), coords.rust());
-    let (cb, kb) = run_nonzero_checked(op.0, &input, data, &count, &coords, CANARY);
-    (u32s(&cb.bytes()[..4])[0], kb)
-}
-
-#[test]
-fn seed_nonzero_example() {
-    // DML_NONZERO_COORDINATES_OPERATOR_DESC's example: {1,1,2,4} FLOAT32, N = 3.
-    let dev = Device::newest();
-    let data = f32_bytes(&[1.0, 0.0, 0.0, 2.0, -0.0, 3.5, 0.0, -5.2]);
-    let mut input = Tensor::new(F32, &[1, 1, 2, 4]);
-    let mut count = Tensor::new(U32, &[1, 1, 1, 1]);
-    let mut coords = Tensor::new(U32, &[1, 1, 8, 3]);
-    let (n, kb) = run_nonzero(&dev, &mut input, &data, &mut count, &mut coords);
-    assert_eq!(n, 4);
-    let rows = u32s(kb.bytes());
-    assert_eq!(&rows[..12], &[0, 0, 0, 0, 0, 3, 0, 1, 1, 0, 1, 3]);
-    // Rows from the count on are untouched.
-    assert!(kb.bytes()[48..].iter().all(|&b| b == CANARY));
-}
-
-#[test]
-fn seed_nonzero_order_example() {
-    // "3 non-zero values at coordinates {1,0}, {1,2}, and {0,5}" → [[0,5],[1,0],[1,2]].
-    let dev = Device::newest();
-    let mut v = [0.0f32; 12];
-    v[6] = 1.0;
-    v[8] = 2.0;
-    v[5] = 3.0;
-    let mut input = Tensor::new(F32, &[2, 6]);
-    let mut count = Tensor::new(U32, &[1]);
-    let mut coords = Tensor::new(U32, &[12, 2]);
-    let (n, kb) = run_nonzero(&dev, &mut input, &f32_bytes(&v), &mut count, &mut coords);
-    assert_eq!(n, 3);
-    assert_eq!(&u32s(kb.bytes())[..6], &[0, 5, 1, 0, 1, 2]);
-}
-
-#[test]
-fn nonzero_feature_level_3_and_5_dims() {
-    let dev = Device::new(0x3000, 1, 0);
-    let data = f32_bytes(&[0.0, 7.0, 0.0, 0.0, 0.0, 1.0]);
-    let mut input = Tensor::new(F32, &[1, 1, 1, 2, 3]);
-    let mut count = Tensor::new(U32, &[1, 1, 1, 1, 1]);
-    let mut coords = Tensor::new(U32, &[1, 1, 1, 6, 2]);
-    let (n, kb) = run_nonzero(&dev, &mut input, &data, &mut count, &mut coords);
-    assert_eq!(n, 2);
-    assert_eq!(&u32s(kb.bytes())[..4], &[0, 1, 1, 2]);
-    // 3.x: an input of 2 dims is rejected, naming the rule.
-    let mut input = Tensor::new(F32, &[2, 3]);
-    let mut count = Tensor::new(U32, &[1, 1]);
-    let mut coords = Tensor::new(U32, &[6, 2]);
-    let desc = nonzero_desc(&mut input, &mut count, &mut coords);
-    let (hr, msg) = create_nz(&dev, &desc).err().unwrap();
-    assert_eq!(hr, E_INVALIDARG);
-    assert!(
-        msg.contains("DimensionCount is 2") && msg.contains("4 or 5"),
-        "{msg}"
-    );
-    // Different counts at 3.x.
-    let mut input = Tensor::new(F32, &[1, 1, 2, 3]);
-    let mut count = Tensor::new(U32, &[1, 1, 1, 1, 1]);
-    let mut coords = Tensor::new(U32, &[1, 1, 6, 2]);
-    let desc = nonzero_desc(&mut input, &mut count, &mut coords);
-    let (hr, msg) = create_nz(&dev, &desc).err().unwrap();
-    assert_eq!(hr, E_INVALIDARG);
-    assert!(msg.contains("must be the same"), "{msg}");
-}
-
-#[test]
-fn nonzero_needs_level_3_0() {
-    let dev = Device::new(0x2100, 1, 0);
-    let mut input = Tensor::new(F32, &[1, 1, 2, 4]);
-    let mut count = Tensor::new(U32, &[1, 1, 1, 1]);
-    let mut coords = Tensor::new(U32, &[1, 1, 8, 3]);
-    let desc = nonzero_desc(&mut input, &mut count, &mut coords);
-    let (hr, msg) = create_nz(&dev, &desc).err().unwrap();
-    assert_eq!(hr, E_INVALIDARG);
-    assert!(
-        msg.contains("DML_FEATURE_LEVEL_3_0") && msg.contains("2_1"),
-        "{msg}"
-    );
-}
-
-#[test]
-fn nonzero_all_input_types() {
-    let dev = Device::newest();
-    // Element 1 and 3 nonzero in every type; element 2 is -0.0 for floats (zero).
-    for (ty, bytes) in [
-        (F32, f32_bytes(&[0.0, 1.5, -0.0, f32::NAN])),
-        (
-            F16,
-            [0u16, 0x3C00, 0x8000, 0x7E00]
-                .iter()
-                .flat_map(|v| v.to_ne_bytes())
-                .collect::<Vec<u8>>(),
-        ),
-        (
-            U32,
-            [0u32, 5, 0, 1 << 31]
-                .iter()
-                .flat_map(|v| v.to_ne_bytes())
-                .collect(),
-        ),
-        (
-            4,
-            [0u16, 5, 0, 0x8000]
-                .iter()
-                .flat_map(|v| v.to_ne_bytes())
-                .collect(),
-        ),
-        (U8, vec![0u8, 1, 0, 0x80]),
-        (
-            I32,
-            [0i32, -1, 0, i32::MIN]
-                .iter()
-                .flat_map(|v| v.to_ne_bytes())
-                .collect(),
-        ),
-        (
-            7,
-            [0i16, -1, 0, i16::MIN]
-                .iter()
-                .flat_map(|v| v.to_ne_bytes())
-                .collect(),
-        ),
-        (I8, vec![0u8, 0xFF, 0, 0x80]),
-    ] {
-        let mut input = Tensor::new(ty, &[4]);
-        let mut count = Tensor::new(U32, &[1]);
-        let mut coords = Tensor::new(U32, &[4, 1]);
-        let (n, kb) = run_nonzero(&dev, &mut input, &bytes, &mut count, &mut coords);
-        assert_eq!(n, 2, "type {ty}");
-        assert_eq!(&u32s(kb.bytes())[..2], &[1, 3], "type {ty}");
-    }
-}
-
-#[test]
-fn nonzero_onnx_runtime_output_strides() {
-    // ONNX Runtime binds {M, rank} coordinates with strides {2, 2*M} on a UINT32 view of an
-    // int64 [rank, M] buffer: coordinate c of row r lands in the low half of int64 [c][r].
-    let dev = Device::newest();
-    let v = [0.0f32, 1.0, 0.0, 2.0, 3.0, 0.0];
-    let m = 6u32;
-    let mut input = Tensor::new(F32, &[2, 3]);
-    let mut count = Tensor::new(U32, &[1]);
-    let mut coords = Tensor::strided(U32, &[m, 2], &[2, 2 * m]);
-    assert_eq!(coords.total, ((m - 1) * 2 + 2 * m + 1) as u64 * 4);
-    coords.total = 2 * m as u64 * 8; // the whole int64 [2, M] buffer
-    let (n, kb) = run_nonzero(&dev, &mut input, &f32_bytes(&v), &mut count, &mut coords);
-    assert_eq!(n, 3);
-    let words = u32s(kb.bytes());
-    let row0: Vec<u32> = (0..3).map(|r| words[2 * r]).collect();
-    let row1: Vec<u32> = (0..3).map(|r| words[2 * m as usize + 2 * r]).collect();
-    // [[0,1,0],[2,3,0]]: nonzeros at (0,1), (1,0), (1,1).
-    assert_eq!(row0, [0, 1, 1]);
-    assert_eq!(row1, [1, 0, 1]);
-    // High halves and rows from the count on were never written.
-    for r in 0..m as usize {
-        assert_eq!(words[2 * r + 1], 0xA5A5_A5A5);
-        assert_eq!(words[2 * m as usize + 2 * r + 1], 0xA5A5_A5A5);
-    }
-    assert_eq!(words[6], 0xA5A5_A5A5);
-}
-
-#[test]
-fn nonzero_broadcast_and_transposed_input() {
-    let dev = Device::newest();
-    // A [3,4] view of 4 floats with stride 0 on the rows: broadcast.
-    let v = [1.0f32, 0.0, 2.0, 0.0];
-    let mut input = Tensor::strided(F32, &[3, 4], &[0, 1]);
-    let mut count = Tensor::new(U32, &[1]);
-    let mut coords = Tensor::new(U32, &[12, 2]);
-    let (n, kb) = run_nonzero(&dev, &mut input, &f32_bytes(&v), &mut count, &mut coords);
-    assert_eq!(n, 6);
-    assert_eq!(
-        &u32s(kb.bytes())[..12],
-        &[0, 0, 0, 2, 1, 0, 1, 2, 2, 0, 2, 2]
-    );
-    // Transposed: logical [2,3] reading a [3,2] buffer.
-    let v = [1.0f32, 0.0, 0.0, 2.0, 3.0, 0.0]; // buffer [3,2]: [[1,0],[0,2],[3,0]]
-    let mut input = Tensor::strided(F32, &[2, 3], &[1, 2]); // logical [[1,0,3],[0,2,0]]
-    let mut count = Tensor::new(U32, &[1]);
-    let mut coords = Tensor::new(U32, &[6, 2]);
-    let (n, kb) = run_nonzero(&dev, &mut input, &f32_bytes(&v), &mut count, &mut coords);
-    assert_eq!(n, 3);
-    assert_eq!(&u32s(kb.bytes())[..6], &[0, 0, 0, 2, 1, 1]);
-}
-
-#[test]
-fn nonzero_validation_messages() {
-    let dev = Device::newest();
-    let check = |input: &mut Tensor,
-                 count: &mut Tensor,
-                 coords: &mut Tensor,
-                 hr: HRESULT,
-                 parts: &[&str]| {
-        let desc = nonzero_desc(input, count, coords);
-        let (got, msg) = create_nz(&dev, &desc).err().unwrap();
-        assert_eq!(got, hr, "{msg}");
-        assert!(msg.starts_with("NONZERO_COORDINATES"), "{msg}");
-        for p in parts {
-            assert!(msg.contains(p), "{msg:?} lacks {p:?}");
-        }
-    };
-    /// A tensor with some fields changed.
-    fn with(mut t: Tensor, f: impl FnOnce(&mut Tensor)) -> Tensor {
-        f(&mut t);
-        t
-    }
-    let t_ = Tensor::new;
-    // (input, count, coordinates, what the E_INVALIDARG message says)
-    #[rustfmt::skip]
-    let cases: Vec<(Tensor, Tensor, Tensor, &[&str])> = vec![
-        // The api.md example message.
-        (t_(F32, &[2, 4]), t_(U32, &[1]), t_(U32, &[1, 1, 6, 2]), &["OutputCoordinatesTensor Sizes[2] (M) is 6, must equal the input's element count 8"]),
-        (t_(F32, &[1, 2, 4]), t_(U32, &[1]), t_(U32, &[8, 1]), &["(N) is 1", "effective rank 2"]),
-        (t_(F32, &[2, 4]), t_(U32, &[1]), t_(U32, &[8, 3]), &["(N) is 3", "DimensionCount 2"]),
-        (t_(F32, &[2, 4]), t_(U32, &[2]), t_(U32, &[8, 2]), &["OutputCountTensor Sizes[0] is 2"]),
-        (t_(F32, &[2, 4]), t_(I32, &[1]), t_(U32, &[8, 2]), &["OutputCountTensor DataType is INT32 (6), must be UINT32"]),
-        (t_(F64, &[2, 4]), t_(U32, &[1]), t_(U32, &[8, 2]), &["InputTensor DataType is FLOAT64", "DMLS_DEVICE_FLAG_EXTENSIONS"]),
-        (t_(F32, &[2, 4]), t_(U64, &[1]), t_(U64, &[8, 2]), &["DMLS_DEVICE_FLAG_EXTENSIONS"]),
-        (t_(12, &[2, 4]), t_(U32, &[1]), t_(U32, &[8, 2]), &["UINT4 (12)"]),
-        (t_(F32, &[2, 4]), t_(U32, &[1]), t_(U32, &[2, 8, 2]), &["OutputCoordinatesTensor Sizes[0] is 2"]),
-        (t_(F32, &[2, 4]), t_(U32, &[1]), t_(U32, &[16]), &["OutputCoordinatesTensor DimensionCount is 1, must be 2 to 8"]),
-        (with(t_(F32, &[2, 4]), |t| t.sizes[1] = 0), t_(U32, &[1]), t_(U32, &[8, 2]), &["InputTensor Sizes[1] is 0"]),
-        (with(t_(F32, &[2, 4]), |t| t.total = 28), t_(U32, &[1]), t_(U32, &[8, 2]), &["TotalTensorSizeInBytes is 28, less than the 32 bytes"]),
-        (with(t_(F32, &[2, 4]), |t| t.total = 34), t_(U32, &[1]), t_(U32, &[8, 2]), &["TotalTensorSizeInBytes is 34, must be a multiple of 4"]),
-        (with(t_(F32, &[2, 4]), |t| t.flags = 1), t_(U32, &[1]), t_(U32, &[8, 2]), &["OWNED_BY_DML"]),
-        (with(t_(F32, &[2, 4]), |t| t.alignment = 2), t_(U32, &[1]), t_(U32, &[8, 2]), &["GuaranteedBaseOffsetAlignment is 2"]),
-        (with(t_(F32, &[2, 4]), |t| t.dims_override = Some(9)), t_(U32, &[1]), t_(U32, &[8, 2]), &["InputTensor DimensionCount is 9"]),
-        (with(t_(F32, &[65536, 65536]), |t| t.total = !3), t_(U32, &[1]), t_(U32, &[65536, 2]), &["4294967296 elements"]),
-        (with(Tensor::strided(F32, &[2, 4], &[u32::MAX, u32::MAX]), |t| t.total = 64), t_(U32, &[1]), t_(U32, &[8, 2]), &["TotalTensorSizeInBytes is 64, less than"]),
-    ];
-    for (mut input, mut count, mut coords, parts) in cases {
-        check(&mut input, &mut count, &mut coords, E_INVALIDARG, parts);
-    }
-}
 
 #[test]
 fn null_pointers_are_e_pointer() {
@@ -312,7 +29,7 @@ fn null_pointers_are_e_pointer() {
     unsafe { dmls_device_release(d) };
     let mut op = ptr::null_mut();
     let nz = DML_OPERATOR_DESC {
-        Type: NZ,
+        Type: DML_OPERATOR_TYPE::NONZERO_COORDINATES,
         Desc: ptr::null(),
     };
     assert_eq!(
@@ -336,7 +53,7 @@ fn null_pointers_are_e_pointer() {
     let mut coords = Tensor::new(U32, &[8, 2]);
     let mut desc = nonzero_desc(&mut input, &mut count, &mut coords);
     desc.OutputCountTensor = ptr::null();
-    let (hr, msg) = create_nz(&dev, &desc).err().unwrap();
+    let (hr, msg) = dev.create_op(&*desc).err().unwrap();
     assert_eq!(hr, E_POINTER);
     assert!(msg.contains("OutputCountTensor is NULL"), "{msg}");
     let mut input = Tensor::new(F32, &[2, 4]);
@@ -351,7 +68,7 @@ fn null_pointers_are_e_pointer() {
         (*b).Sizes = ptr::null();
     }
     desc.OutputCountTensor = count.desc();
-    let (hr, msg) = create_nz(&dev, &desc).err().unwrap();
+    let (hr, msg) = dev.create_op(&*desc).err().unwrap();
     assert_eq!(hr, E_POINTER);
     assert!(msg.contains("InputTensor Sizes is NULL"), "{msg}");
 }
@@ -458,348 +175,53 @@ fn feature_queries() {
         DML_FEATURE_LEVEL_5_1,
         DML_FEATURE_LEVEL_4_0,
     ];
-    let q = DML_FEATURE_QUERY_FEATURE_LEVELS {
-        RequestedFeatureLevelCount: 4,
-        RequestedFeatureLevels: levels.as_ptr(),
-    };
-    let mut out = DML_FEATURE_DATA_FEATURE_LEVELS {
-        MaxSupportedFeatureLevel: DML_FEATURE_LEVEL(0),
-    };
-    // SAFETY: the device is live; query and output are locals of at least the sizes given (or NULL, which is what is tested).
-    let call = |q: &DML_FEATURE_QUERY_FEATURE_LEVELS,
-                qs: u32,
-                out: &mut DML_FEATURE_DATA_FEATURE_LEVELS,
-                ss: u32| unsafe {
-        dmls_device_check_feature_support(
-            dev.0,
-            DML_FEATURE::FEATURE_LEVELS,
-            qs,
-            q as *const _ as *const _,
-            ss,
-            out as *mut _ as *mut _,
-        )
-    };
-    assert_eq!(call(&q, 16, &mut out, 4), S_OK);
-    assert_eq!(out.MaxSupportedFeatureLevel, DML_FEATURE_LEVEL_5_1);
-    assert_eq!(call(&q, 8, &mut out, 4), E_INVALIDARG);
-    assert_eq!(call(&q, 16, &mut out, 8), E_INVALIDARG);
     let above = [DML_FEATURE_LEVEL_6_0];
-    let q2 = DML_FEATURE_QUERY_FEATURE_LEVELS {
-        RequestedFeatureLevelCount: 1,
-        RequestedFeatureLevels: above.as_ptr(),
+    let query = |levels: *const DML_FEATURE_LEVEL, count: u32| DML_FEATURE_QUERY_FEATURE_LEVELS {
+        RequestedFeatureLevelCount: count,
+        RequestedFeatureLevels: levels,
     };
-    assert_eq!(call(&q2, 16, &mut out, 4), DXGI_ERROR_UNSUPPORTED);
-    let q3 = DML_FEATURE_QUERY_FEATURE_LEVELS {
-        RequestedFeatureLevelCount: 0,
-        RequestedFeatureLevels: above.as_ptr(),
-    };
-    assert_eq!(call(&q3, 16, &mut out, 4), E_INVALIDARG);
-    let q4 = DML_FEATURE_QUERY_FEATURE_LEVELS {
-        RequestedFeatureLevelCount: 1,
-        RequestedFeatureLevels: ptr::null(),
-    };
-    assert_eq!(call(&q4, 16, &mut out, 4), E_POINTER);
-    // SAFETY: the device is live; query and output are locals of at least the sizes given (or NULL, which is what is tested).
-    let hr = unsafe {
-        dmls_device_check_feature_support(
-            dev.0,
-            DML_FEATURE(7),
-            4,
-            &q as *const _ as *const _,
-            4,
-            &mut out as *mut _ as *mut _,
-        )
-    };
-    assert_eq!(hr, DXGI_ERROR_UNSUPPORTED);
-    // SAFETY: the device is live; query and output are locals of at least the sizes given (or NULL, which is what is tested).
-    let hr = unsafe {
-        dmls_device_check_feature_support(
-            dev.0,
-            DML_FEATURE::FEATURE_LEVELS,
-            16,
-            ptr::null(),
-            4,
-            &mut out as *mut _ as *mut _,
-        )
-    };
-    assert_eq!(hr, E_POINTER);
-}
-
-fn run_diag1(
-    dev: &Device,
-    input: Option<(&mut Tensor, &[u8])>,
-    output: &mut Tensor,
-    value: [u8; 8],
-    b: i32,
-    e: i32,
-) -> Buffer {
-    let (it, data) = match input {
-        Some((t, d)) => (Some(t), Some(d)),
-        None => (None, None),
-    };
-    let in_desc = it.as_ref().map(|t| t.rust());
-    let desc = diag1_desc(it, output, value, b, e);
-    let op = create_dm1(dev, &desc).expect("create");
-    let input = in_desc.as_ref().zip(data);
-    run_diag1_checked(op.0, input, &output.rust(), (value, b, e), CANARY)
-}
-
-fn seed_input() -> Vec<u8> {
-    f32_bytes(&[
-        4., 7., 3., 7., 9., 1., 2., 8., 6., 9., 9., 4., 1., 8., 7., 4., 3., 4., 2., 4.,
-    ])
-}
-
-#[test]
-fn seed_diagonal_matrix1_examples() {
-    let dev = Device::newest();
-    let data = seed_input();
-    // (input given, Value, DiagonalFillBegin, DiagonalFillEnd, the {4,5} output)
+    let (q, q2, q3, q4) = (
+        query(levels.as_ptr(), 4),
+        query(above.as_ptr(), 1),
+        query(above.as_ptr(), 0),
+        query(ptr::null(), 1),
+    );
+    let fl = DML_FEATURE::FEATURE_LEVELS;
+    // (feature, query, query_size, support_size, HRESULT)
     #[rustfmt::skip]
-    let cases: [(bool, f32, i32, i32, [f32; 20]); 5] = [
-        // Default identity matrix (the page says Value 7 but shows ones; the pseudocode gives 7).
-        (false, 7.0, 0, 1, [7., 0., 0., 0., 0., 0., 7., 0., 0., 0., 0., 0., 7., 0., 0., 0., 0., 0., 7., 0.]),
-        (false, 1.0, 0, 1, [1., 0., 0., 0., 0., 0., 1., 0., 0., 0., 0., 0., 1., 0., 0., 0., 0., 0., 1., 0.]),
-        // A 3-wide strip.
-        (false, 7.0, 0, 3, [7., 7., 7., 0., 0., 0., 7., 7., 7., 0., 0., 0., 7., 7., 7., 0., 0., 0., 7., 7.]),
-        // Keep the strictly upper triangle.
-        (true, 0.0, i32::MIN, 1, [0., 7., 3., 7., 9., 0., 0., 8., 6., 9., 0., 0., 0., 8., 7., 0., 0., 0., 0., 4.]),
-        // Keep only the diagonal.
-        (true, 0.0, 1, 0, [4., 0., 0., 0., 0., 0., 2., 0., 0., 0., 0., 0., 1., 0., 0., 0., 0., 0., 2., 0.]),
+    let cases: [(DML_FEATURE, *const DML_FEATURE_QUERY_FEATURE_LEVELS, u32, u32, HRESULT); 8] = [
+        (fl, &q, 16, 4, S_OK),
+        (fl, &q, 8, 4, E_INVALIDARG),
+        (fl, &q, 16, 8, E_INVALIDARG),
+        // Every requested level above the device's.
+        (fl, &q2, 16, 4, DXGI_ERROR_UNSUPPORTED),
+        (fl, &q3, 16, 4, E_INVALIDARG),
+        // A count of 1 with a NULL array.
+        (fl, &q4, 16, 4, E_POINTER),
+        (DML_FEATURE(7), &q, 4, 4, DXGI_ERROR_UNSUPPORTED),
+        (fl, ptr::null(), 16, 4, E_POINTER),
     ];
-    for (with_input, value, begin, end, want) in cases {
-        let mut input = Tensor::new(F32, &[4, 5]);
-        let input = with_input.then_some((&mut input, &data[..]));
-        let mut output = Tensor::new(F32, &[4, 5]);
-        let ob = run_diag1(&dev, input, &mut output, f32_value(value), begin, end);
-        assert_eq!(
-            f32s(ob.bytes()),
-            want,
-            "Value {value} begin {begin} end {end}"
-        );
-    }
-}
-
-#[test]
-fn diagonal_matrix1_extreme_bounds() {
-    let dev = Device::newest();
-    let data = seed_input();
-    for (b, e) in [
-        (i32::MIN, i32::MAX),
-        (i32::MAX, i32::MIN),
-        (i32::MIN, i32::MIN),
-        (i32::MAX, i32::MAX),
-        (0, i32::MAX),
-        (i32::MIN, 0),
-        (3, 3),
-    ] {
-        let mut input = Tensor::new(F32, &[4, 5]);
-        let mut output = Tensor::new(F32, &[4, 5]);
-        let ob = run_diag1(
-            &dev,
-            Some((&mut input, &data)),
-            &mut output,
-            f32_value(-1.0),
-            b,
-            e,
-        );
-        let mut expect = vec![0u8; 80];
-        directml_subset::reference::diagonal_matrix1(
-            Some((&input.rust(), &data)),
-            &output.rust(),
-            &mut expect,
-            f32_value(-1.0),
-            b,
-            e,
-        );
-        assert_eq!(ob.bytes(), &expect[..], "begin {b} end {e}");
-    }
-}
-
-#[test]
-fn diagonal_matrix1_in_place_and_overlap() {
-    let dev = Device::newest();
-    let mut input = Tensor::new(F32, &[4, 5]);
-    let mut output = Tensor::new(F32, &[4, 5]);
-    let desc = diag1_desc(Some(&mut input), &mut output, f32_value(0.0), i32::MIN, 1);
-    let op = create_dm1(&dev, &desc).unwrap();
-    let mut buf = Buffer::with_bytes(&seed_input());
-    let b = buf.binding();
-    execute(&op, &[bind(&b)], &[bind(&b)]).expect("in place");
-    assert_eq!(
-        f32s(buf.bytes()),
-        [0., 7., 3., 7., 9., 0., 0., 8., 6., 9., 0., 0., 0., 8., 7., 0., 0., 0., 0., 4.]
-    );
-    // Overlapping but not the same address: rejected, nothing written.
-    let mut big = Buffer::new(80 + 16);
-    let before = big.all().to_vec();
-    let mut b1 = big.binding();
-    b1.SizeInBytes = 80;
-    let mut b2 = big.binding();
-    b2.Offset += 16;
-    b2.SizeInBytes = 80;
-    let (hr, msg) = execute(&op, &[bind(&b1)], &[bind(&b2)]).unwrap_err();
-    assert_eq!(hr, E_INVALIDARG);
-    assert!(msg.contains("overlaps"), "{msg}");
-    assert_eq!(big.all(), &before[..]);
-}
-
-#[test]
-fn diagonal_matrix1_all_types_batched_strided() {
-    let dev = Device::newest();
-    for ty in 1..=11u32 {
-        let size = [0, 4, 2, 4, 2, 1, 4, 2, 1, 8, 8, 8][ty as usize];
-        let sizes = [2u32, 3, 4, 5];
-        let mut input = Tensor::new(ty, &sizes);
-        let n: usize = sizes.iter().product::<u32>() as usize;
-        let data: Vec<u8> = (0..n * size).map(|i| (i * 7 + 3) as u8).collect();
-        // Output strided with padding: row pitch 7 elements.
-        let mut output = Tensor::strided(ty, &sizes, &[3 * 4 * 7, 4 * 7, 7, 1]);
-        let mut value = [0u8; 8];
-        for (i, v) in value.iter_mut().enumerate() {
-            *v = 0x10 + i as u8;
+    for (i, (feature, query, qs, ss, hr)) in cases.into_iter().enumerate() {
+        let mut out = DML_FEATURE_DATA_FEATURE_LEVELS {
+            MaxSupportedFeatureLevel: DML_FEATURE_LEVEL(0),
+        };
+        // SAFETY: the device is live; query and output are locals of at least the sizes given
+        // (or NULL, which is what is tested).
+        let got = unsafe {
+            dmls_device_check_feature_support(
+                dev.0,
+                feature,
+                qs,
+                query.cast(),
+                ss,
+                (&mut out as *mut DML_FEATURE_DATA_FEATURE_LEVELS).cast(),
+            )
+        };
+        assert_eq!(got, hr, "case {i}: {}", last_error());
+        if hr == S_OK {
+            assert_eq!(out.MaxSupportedFeatureLevel, DML_FEATURE_LEVEL_5_1);
         }
-        let ob = run_diag1(&dev, Some((&mut input, &data)), &mut output, value, -1, 2);
-        let mut expect = vec![CANARY; output.total as usize];
-        directml_subset::reference::diagonal_matrix1(
-            Some((&input.rust(), &data)),
-            &output.rust(),
-            &mut expect,
-            value,
-            -1,
-            2,
-        );
-        assert_eq!(ob.bytes(), &expect[..], "type {ty}");
     }
-}
-
-#[test]
-fn diagonal_matrix1_validation() {
-    let dev = Device::newest();
-    let check = |input: Option<&mut Tensor>, output: &mut Tensor, vt: u32, parts: &[&str]| {
-        let mut desc = diag1_desc(input, output, [0; 8], 0, 1);
-        desc.ValueDataType = DML_TENSOR_DATA_TYPE(vt);
-        let (hr, msg) = create_dm1(&dev, &desc).err().unwrap();
-        assert_eq!(hr, E_INVALIDARG, "{msg}");
-        for p in parts {
-            assert!(msg.contains(p), "{msg:?} lacks {p:?}");
-        }
-    };
-    check(
-        None,
-        &mut Tensor::new(F32, &[4, 5]),
-        I32,
-        &["ValueDataType is INT32 (6), must equal OutputTensor's DataType FLOAT32"],
-    );
-    check(
-        None,
-        &mut Tensor::new(F32, &[5]),
-        F32,
-        &["OutputTensor DimensionCount is 1, must be 2 to 4"],
-    );
-    check(
-        None,
-        &mut Tensor::new(F32, &[1, 1, 1, 4, 5]),
-        F32,
-        &["DimensionCount is 5"],
-    );
-    check(
-        Some(&mut Tensor::new(I32, &[4, 5])),
-        &mut Tensor::new(F32, &[4, 5]),
-        F32,
-        &["InputTensor DataType is INT32"],
-    );
-    check(
-        Some(&mut Tensor::new(F32, &[4, 6])),
-        &mut Tensor::new(F32, &[4, 5]),
-        F32,
-        &["InputTensor Sizes [4, 6] must equal OutputTensor Sizes [4, 5]"],
-    );
-    check(
-        Some(&mut Tensor::new(F32, &[1, 4, 5])),
-        &mut Tensor::new(F32, &[4, 5]),
-        F32,
-        &["InputTensor DimensionCount is 3"],
-    );
-    let old = Device::new(0x5000, 1, 0);
-    let mut out = Tensor::new(F32, &[4, 5]);
-    let desc = diag1_desc(None, &mut out, [0; 8], 0, 1);
-    let (hr, msg) = create_dm1(&old, &desc).err().unwrap();
-    assert_eq!(hr, E_INVALIDARG);
-    assert!(
-        msg.contains("DML_FEATURE_LEVEL_5_1") && msg.contains("5_0"),
-        "{msg}"
-    );
-}
-
-fn diag0(
-    dev: &Device,
-    out: &mut Tensor,
-    offset: i32,
-    value: f32,
-) -> Result<Buffer, (HRESULT, String)> {
-    let desc = Box::new(DML_DIAGONAL_MATRIX_OPERATOR_DESC {
-        OutputTensor: out.desc(),
-        Offset: offset,
-        Value: value,
-    });
-    let op = dev.create(
-        DM,
-        (&*desc as *const DML_DIAGONAL_MATRIX_OPERATOR_DESC).cast(),
-    )?;
-    let mut ob = Buffer::new(out.total as usize);
-    let obb = ob.binding();
-    // SAFETY: NULL pointers are what is tested; every other pointer is a live handle or a local binding array of the count given.
-    let hr = unsafe { dmls_operator_execute(op.0, 0, ptr::null(), 1, &bind(&obb)) };
-    assert_eq!(hr, S_OK, "{}", last_error());
-    assert!(ob.guards_intact());
-    Ok(ob)
-}
-
-#[test]
-fn diagonal_matrix_conversions_and_levels() {
-    let dev = Device::newest();
-    let ob = diag0(&dev, &mut Tensor::new(I32, &[3, 3]), 0, 10.6).unwrap();
-    assert_eq!(u32s(ob.bytes()), [10, 0, 0, 0, 10, 0, 0, 0, 10]);
-    let ob = diag0(&dev, &mut Tensor::new(I32, &[3, 3]), 1, -10.6).unwrap();
-    assert_eq!(
-        u32s(ob.bytes()),
-        [0, (-10i32) as u32, 0, 0, 0, (-10i32) as u32, 0, 0, 0]
-    );
-    let ob = diag0(&dev, &mut Tensor::new(F16, &[2, 2]), 0, 1.0 + 1.0 / 4096.0).unwrap();
-    // 1 + 2^-12 rounds to nearest even: 1.0 (0x3C00).
-    assert_eq!(&ob.bytes()[..2], &0x3C00u16.to_ne_bytes());
-    let ob = diag0(&dev, &mut Tensor::new(F64, &[2, 2]), i32::MAX, 2.5).unwrap();
-    assert!(ob.bytes().iter().all(|&b| b == 0));
-    let ob = diag0(&dev, &mut Tensor::new(U8, &[2, 3]), -1, 300.0).unwrap();
-    assert_eq!(&ob.bytes()[..6], &[0, 0, 0, 255, 0, 0]);
-    // Levels: 2.0 has only 4-dim FLOAT32/16; 2.1 adds the small ints; 5.1 the 64-bit types.
-    let l20 = Device::new(0x2000, 1, 0);
-    assert!(diag0(&l20, &mut Tensor::new(F32, &[1, 1, 3, 3]), 0, 1.0).is_ok());
-    let (hr, msg) = diag0(&l20, &mut Tensor::new(I32, &[1, 1, 3, 3]), 0, 1.0)
-        .err()
-        .unwrap();
-    assert_eq!(hr, E_INVALIDARG);
-    assert!(msg.contains("2_1"), "{msg}");
-    let (_, msg) = diag0(&l20, &mut Tensor::new(F32, &[3, 3]), 0, 1.0)
-        .err()
-        .unwrap();
-    assert!(msg.contains("must be 4"), "{msg}");
-    let l40 = Device::new(0x4000, 1, 0);
-    assert!(diag0(&l40, &mut Tensor::new(I8, &[3, 3]), 0, 1.0).is_ok());
-    let (_, msg) = diag0(&l40, &mut Tensor::new(I64, &[3, 3]), 0, 1.0)
-        .err()
-        .unwrap();
-    assert!(msg.contains("5_1"), "{msg}");
-    let (_, msg) = diag0(
-        &Device::new(0x1000, 1, 0),
-        &mut Tensor::new(F32, &[1, 1, 3, 3]),
-        0,
-        1.0,
-    )
-    .err()
-    .unwrap();
-    assert!(msg.contains("DML_FEATURE_LEVEL_2_0"), "{msg}");
 }
 
 #[test]
@@ -809,7 +231,7 @@ fn binding_rules() {
     let mut count = Tensor::new(U32, &[1]);
     let mut coords = Tensor::new(U32, &[8, 2]);
     let desc = nonzero_desc(&mut input, &mut count, &mut coords);
-    let op = create_nz(&dev, &desc).unwrap();
+    let op = dev.create_op(&*desc).unwrap();
     let mut inb = Buffer::with_bytes(&f32_bytes(&[1.0; 8]));
     let mut cb = Buffer::new(4);
     let mut kb = Buffer::new(64);
@@ -889,7 +311,7 @@ fn misaligned_and_guaranteed_alignment() {
     let mut out = Tensor::new(F32, &[4, 4]);
     out.alignment = 64;
     let desc = diag1_desc(None, &mut out, f32_value(1.0), 0, 1);
-    let op = create_dm1(&dev, &desc).unwrap();
+    let op = dev.create_op(&*desc).unwrap();
     let mut ob = Buffer::new(64 + 64);
     let mut b = ob.binding();
     b.Offset = 64; // storage is 8-aligned, GUARD 64: 64-aligned only if the Vec is
@@ -903,7 +325,7 @@ fn misaligned_and_guaranteed_alignment() {
     // Element misalignment: a 4-byte type at an odd address.
     let mut out = Tensor::new(F32, &[4, 4]);
     let desc = diag1_desc(None, &mut out, f32_value(1.0), 0, 1);
-    let op = create_dm1(&dev, &desc).unwrap();
+    let op = dev.create_op(&*desc).unwrap();
     let mut ob = Buffer::new(128);
     let mut b = ob.binding();
     // SAFETY: the buffer is 128 bytes long, so one byte past its start is within it.
@@ -1004,7 +426,7 @@ fn desc_is_copied_at_creation() {
     let op = {
         let mut out = Tensor::new(F32, &[3, 3]);
         let desc = diag1_desc(None, &mut out, f32_value(2.0), 0, 1);
-        create_dm1(&dev, &desc).unwrap()
+        dev.create_op(&*desc).unwrap()
         // desc and out are freed here.
     };
     drop(dev); // the device may go before its operators

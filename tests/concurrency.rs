@@ -54,22 +54,17 @@ fn device(level: DML_FEATURE_LEVEL, threads: u32) -> Dev {
     Dev(create_device_raw(level.0, threads, 0))
 }
 
-fn nonzero(
-    dev: Dev,
-    input: &TensorDesc,
-    count: &TensorDesc,
-    coords: &TensorDesc,
-) -> Result<Op, (HRESULT, String)> {
+/// NONZERO_COORDINATES over `[input, count, coords]`.
+fn nonzero(dev: Dev, [input, count, coords]: &[TensorDesc; 3]) -> Result<Op, (HRESULT, String)> {
     create_nonzero(dev.0, input, count, coords).map(Op)
 }
 
+/// DIAGONAL_MATRIX1 with the fill `(value, begin, end)`.
 fn diagonal1(
     dev: Dev,
     input: Option<&TensorDesc>,
     output: &TensorDesc,
-    value: [u8; 8],
-    begin: i32,
-    end: i32,
+    (value, begin, end): ([u8; 8], i32, i32),
 ) -> Result<Op, (HRESULT, String)> {
     create_diagonal1(dev.0, input, output, value, begin, end).map(Op)
 }
@@ -87,6 +82,26 @@ fn join_then_release(handles: Vec<std::thread::JoinHandle<()>>, ops: &[Op], dev:
     unsafe { dmls_device_release(dev.0) };
 }
 
+/// Starts `threads` threads that begin together (after a barrier), thread `t` running
+/// `f(t, rng)` with a generator seeded `seed + t`.
+fn spawn_together<F>(threads: usize, seed: u64, f: F) -> Vec<thread::JoinHandle<()>>
+where
+    F: Fn(usize, &mut SmallRng) + Send + Sync + 'static,
+{
+    let barrier = Arc::new(Barrier::new(threads));
+    let f = Arc::new(f);
+    (0..threads)
+        .map(|t| {
+            let (barrier, f) = (Arc::clone(&barrier), Arc::clone(&f));
+            thread::spawn(move || {
+                let mut rng = SmallRng::seed_from_u64(seed + t as u64);
+                barrier.wait();
+                f(t, &mut rng);
+            })
+        })
+        .collect()
+}
+
 /// Runs NONZERO_COORDINATES once on fresh random buffers and compares every byte (canary
 /// included) with the reference.
 fn run_nonzero_once(op: Op, tensors: &[TensorDesc; 3], rng: &mut SmallRng) {
@@ -96,18 +111,17 @@ fn run_nonzero_once(op: Op, tensors: &[TensorDesc; 3], rng: &mut SmallRng) {
     run_nonzero_checked(op.0, input, inb.bytes(), count, coords, 0xCD);
 }
 
+/// The same for DIAGONAL_MATRIX1 with the fill `(value, begin, end)`.
 fn run_diagonal1_once(
     op: Op,
     input: Option<&TensorDesc>,
     output: &TensorDesc,
-    value: [u8; 8],
-    begin: i32,
-    end: i32,
+    fill: ([u8; 8], i32, i32),
     rng: &mut SmallRng,
 ) {
     let inb = input.map(|i| random_input(rng, i, 0.7));
     let input = input.zip(inb.as_ref().map(|b| b.bytes()));
-    run_diag1_checked(op.0, input, output, (value, begin, end), 0xCD);
+    run_diag1_checked(op.0, input, output, fill, 0xCD);
 }
 
 fn nonzero_tensors(t: DataType, sizes: &[u32]) -> [TensorDesc; 3] {
@@ -131,20 +145,12 @@ fn many_threads_execute_one_nonzero_operator() {
     for pool in [1u32, 0, 2] {
         let dev = device(DML_FEATURE_LEVEL(0), pool);
         let tensors = nonzero_tensors(DataType::Float32, &[6, 7, 9]);
-        let op = nonzero(dev, &tensors[0], &tensors[1], &tensors[2]).expect("create");
-        let barrier = Arc::new(Barrier::new(threads));
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let barrier = Arc::clone(&barrier);
-                thread::spawn(move || {
-                    let mut rng = SmallRng::seed_from_u64(1000 * u64::from(pool) + t as u64);
-                    barrier.wait();
-                    for _ in 0..rounds {
-                        run_nonzero_once(op, &tensors, &mut rng);
-                    }
-                })
-            })
-            .collect();
+        let op = nonzero(dev, &tensors).expect("create");
+        let handles = spawn_together(threads, 1000 * u64::from(pool), move |_, rng| {
+            for _ in 0..rounds {
+                run_nonzero_once(op, &tensors, rng);
+            }
+        });
         join_then_release(handles, &[op], dev);
     }
 }
@@ -158,26 +164,18 @@ fn many_threads_execute_the_parallel_paths() {
     for pool in [2u32, 0] {
         let dev = device(DML_FEATURE_LEVEL(0), pool);
         let nz = nonzero_tensors(DataType::UInt8, &[140_000]);
-        let nz_op = nonzero(dev, &nz[0], &nz[1], &nz[2]).expect("create NONZERO");
+        let nz_op = nonzero(dev, &nz).expect("create NONZERO");
         let out = TensorDesc::new(DataType::Float32, &[512, 520]);
         let value = 2.5f32.to_bits().to_ne_bytes();
         let value = [value[0], value[1], value[2], value[3], 0, 0, 0, 0];
         let d1_op =
-            diagonal1(dev, Some(&out), &out, value, -3, 40).expect("create DIAGONAL_MATRIX1");
-        let barrier = Arc::new(Barrier::new(threads));
-        let handles: Vec<_> = (0..threads)
-            .map(|t| {
-                let barrier = Arc::clone(&barrier);
-                thread::spawn(move || {
-                    let mut rng = SmallRng::seed_from_u64(77 + t as u64);
-                    barrier.wait();
-                    for _ in 0..scale() {
-                        run_nonzero_once(nz_op, &nz, &mut rng);
-                        run_diagonal1_once(d1_op, Some(&out), &out, value, -3, 40, &mut rng);
-                    }
-                })
-            })
-            .collect();
+            diagonal1(dev, Some(&out), &out, (value, -3, 40)).expect("create DIAGONAL_MATRIX1");
+        let handles = spawn_together(threads, 77, move |_, rng| {
+            for _ in 0..scale() {
+                run_nonzero_once(nz_op, &nz, rng);
+                run_diagonal1_once(d1_op, Some(&out), &out, (value, -3, 40), rng);
+            }
+        });
         join_then_release(handles, &[nz_op, d1_op], dev);
     }
 }
@@ -189,54 +187,45 @@ fn create_and_release_operators_concurrently() {
     let threads = 8;
     let rounds = 60 * scale();
     let dev = device(DML_FEATURE_LEVEL(0), 1);
-    let barrier = Arc::new(Barrier::new(threads));
-    let handles: Vec<_> = (0..threads)
-        .map(|t| {
-            let barrier = Arc::clone(&barrier);
-            thread::spawn(move || {
-                let mut rng = SmallRng::seed_from_u64(t as u64);
-                barrier.wait();
-                let mut live: Vec<(Op, [TensorDesc; 3])> = Vec::new();
-                for r in 0..rounds {
-                    let n = rng.random_range(1..40u32);
-                    let mut tensors = nonzero_tensors(DataType::Int16, &[n, t as u32 + 1]);
-                    let invalid = r % 3 == 0;
-                    if invalid {
-                        // M off by one: a message that names this thread's own numbers.
-                        tensors[2] =
-                            TensorDesc::new(DataType::UInt32, &[n * (t as u32 + 1) + 1, 2]);
-                    }
-                    match nonzero(dev, &tensors[0], &tensors[1], &tensors[2]) {
-                        Ok(op) => {
-                            assert!(!invalid, "an invalid desc was accepted");
-                            assert_eq!(last_error(), "");
-                            live.push((op, tensors));
-                        }
-                        Err((hr, msg)) => {
-                            assert!(invalid, "a valid desc was rejected: {msg}");
-                            assert_eq!(hr, E_INVALIDARG);
-                            let want = format!("(M) is {}", n * (t as u32 + 1) + 1);
-                            assert!(
-                                msg.contains(&want),
-                                "thread {t} got another thread's message: {msg}"
-                            );
-                        }
-                    }
-                    // Release some, run some.
-                    if live.len() > 4 || (r % 5 == 4 && !live.is_empty()) {
-                        let (op, tensors) = live.swap_remove(rng.random_range(0..live.len()));
-                        run_nonzero_once(op, &tensors, &mut rng);
-                        // SAFETY: created by this thread, used by no other.
-                        unsafe { dmls_operator_release(op.0) };
-                    }
+    let handles = spawn_together(threads, 0, move |t, rng| {
+        let mut live: Vec<(Op, [TensorDesc; 3])> = Vec::new();
+        for r in 0..rounds {
+            let n = rng.random_range(1..40u32);
+            let mut tensors = nonzero_tensors(DataType::Int16, &[n, t as u32 + 1]);
+            let invalid = r % 3 == 0;
+            if invalid {
+                // M off by one: a message that names this thread's own numbers.
+                tensors[2] = TensorDesc::new(DataType::UInt32, &[n * (t as u32 + 1) + 1, 2]);
+            }
+            match nonzero(dev, &tensors) {
+                Ok(op) => {
+                    assert!(!invalid, "an invalid desc was accepted");
+                    assert_eq!(last_error(), "");
+                    live.push((op, tensors));
                 }
-                for (op, _) in live {
-                    // SAFETY: as above.
-                    unsafe { dmls_operator_release(op.0) };
+                Err((hr, msg)) => {
+                    assert!(invalid, "a valid desc was rejected: {msg}");
+                    assert_eq!(hr, E_INVALIDARG);
+                    let want = format!("(M) is {}", n * (t as u32 + 1) + 1);
+                    assert!(
+                        msg.contains(&want),
+                        "thread {t} got another thread's message: {msg}"
+                    );
                 }
-            })
-        })
-        .collect();
+            }
+            // Release some, run some.
+            if live.len() > 4 || (r % 5 == 4 && !live.is_empty()) {
+                let (op, tensors) = live.swap_remove(rng.random_range(0..live.len()));
+                run_nonzero_once(op, &tensors, rng);
+                // SAFETY: created by this thread, used by no other.
+                unsafe { dmls_operator_release(op.0) };
+            }
+        }
+        for (op, _) in live {
+            // SAFETY: as above.
+            unsafe { dmls_operator_release(op.0) };
+        }
+    });
     for h in handles {
         h.join().expect("worker thread");
     }
@@ -251,10 +240,10 @@ fn release_the_device_while_its_operators_run() {
     for pool in [2u32, 1, 0] {
         let dev = device(DML_FEATURE_LEVEL_5_1, pool);
         let tensors = nonzero_tensors(DataType::Int8, &[5, 33]);
-        let nz_op = nonzero(dev, &tensors[0], &tensors[1], &tensors[2]).expect("create");
+        let nz_op = nonzero(dev, &tensors).expect("create");
         let out = TensorDesc::new(DataType::Int64, &[3, 9, 10]);
         let value = (-7i64).to_ne_bytes();
-        let d1_op = diagonal1(dev, None, &out, value, i32::MIN, 2).expect("create");
+        let d1_op = diagonal1(dev, None, &out, (value, i32::MIN, 2)).expect("create");
         let threads = 4;
         let released = Arc::new(AtomicBool::new(false));
         let after = Arc::new(AtomicUsize::new(0));
@@ -274,7 +263,7 @@ fn release_the_device_while_its_operators_run() {
                     while runs_after < 10 * scale() {
                         let was_released = released.load(Ordering::Acquire);
                         run_nonzero_once(nz_op, &tensors, &mut rng);
-                        run_diagonal1_once(d1_op, None, &out, value, i32::MIN, 2, &mut rng);
+                        run_diagonal1_once(d1_op, None, &out, (value, i32::MIN, 2), &mut rng);
                         if was_released {
                             runs_after += 1;
                         }
@@ -306,37 +295,28 @@ fn release_the_device_while_its_operators_run() {
 fn errors_stay_with_their_thread() {
     let dev = device(DML_FEATURE_LEVEL(0), 0);
     let tensors = nonzero_tensors(DataType::UInt16, &[4, 6]);
-    let op = nonzero(dev, &tensors[0], &tensors[1], &tensors[2]).expect("create");
+    let op = nonzero(dev, &tensors).expect("create");
     let threads = 6;
-    let barrier = Arc::new(Barrier::new(threads));
-    let handles: Vec<_> = (0..threads)
-        .map(|t| {
-            let barrier = Arc::clone(&barrier);
-            thread::spawn(move || {
-                let mut rng = SmallRng::seed_from_u64(9000 + t as u64);
-                barrier.wait();
-                for r in 0..(40 * scale()) {
-                    if (r + t) % 2 == 0 {
-                        // A binding one byte short, with this thread's own number in it.
-                        let mut inb = Buffer::filled(tensors[0].total_size, 0);
-                        let mut cb = Buffer::filled(tensors[1].total_size, 0xCD);
-                        let mut kb =
-                            Buffer::filled(tensors[2].total_size - 4 * (t as u64 + 1), 0xCD);
-                        let (bi, bc, bk) = (inb.binding(), cb.binding(), kb.binding());
-                        let hr = execute_raw(op.0, &[bind(&bi)], &[bind(&bc), bind(&bk)]);
-                        assert_eq!(hr, E_INVALIDARG);
-                        let msg = last_error();
-                        let want = format!("SizeInBytes is {}", kb.len);
-                        assert!(msg.contains(&want), "thread {t}: {msg}");
-                        assert!(cb.bytes().iter().chain(kb.bytes()).all(|&b| b == 0xCD));
-                    } else {
-                        run_nonzero_once(op, &tensors, &mut rng);
-                        assert_eq!(last_error(), "");
-                    }
-                }
-            })
-        })
-        .collect();
+    let handles = spawn_together(threads, 9000, move |t, rng| {
+        for r in 0..(40 * scale()) {
+            if (r + t) % 2 == 0 {
+                // A binding one byte short, with this thread's own number in it.
+                let mut inb = Buffer::filled(tensors[0].total_size, 0);
+                let mut cb = Buffer::filled(tensors[1].total_size, 0xCD);
+                let mut kb = Buffer::filled(tensors[2].total_size - 4 * (t as u64 + 1), 0xCD);
+                let (bi, bc, bk) = (inb.binding(), cb.binding(), kb.binding());
+                let hr = execute_raw(op.0, &[bind(&bi)], &[bind(&bc), bind(&bk)]);
+                assert_eq!(hr, E_INVALIDARG);
+                let msg = last_error();
+                let want = format!("SizeInBytes is {}", kb.len);
+                assert!(msg.contains(&want), "thread {t}: {msg}");
+                assert!(cb.bytes().iter().chain(kb.bytes()).all(|&b| b == 0xCD));
+            } else {
+                run_nonzero_once(op, &tensors, rng);
+                assert_eq!(last_error(), "");
+            }
+        }
+    });
     join_then_release(handles, &[op], dev);
 }
 
@@ -352,7 +332,7 @@ fn create_and_release_devices_concurrently() {
                 for r in 0..(6 * scale()) {
                     let dev = device(DML_FEATURE_LEVEL(0), [0, 1, 2, 3][(r + t) % 4]);
                     let tensors = nonzero_tensors(DataType::Int32, &[3, 5, 2]);
-                    let op = nonzero(dev, &tensors[0], &tensors[1], &tensors[2]).expect("create");
+                    let op = nonzero(dev, &tensors).expect("create");
                     // SAFETY: created above; the operator keeps the device alive.
                     unsafe { dmls_device_release(dev.0) };
                     run_nonzero_once(op, &tensors, &mut rng);

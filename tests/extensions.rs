@@ -14,6 +14,7 @@ use core::ffi::c_void;
 
 use common::{
     bind, calc_size, create_nonzero, execute_raw, last_error, run_seeded, Device as CDevice,
+    Operator,
 };
 use directml_subset::dml::*;
 use directml_subset::ffi::*;
@@ -34,9 +35,22 @@ struct NonZero {
 }
 
 impl NonZero {
-    /// Creates the operator through the C API (released by the caller).
-    fn create(&self, device: &CDevice) -> Result<*mut dmls_operator, (HRESULT, String)> {
-        create_nonzero(device.0, &self.input, &self.count, &self.coords)
+    /// Creates the operator through the C API.
+    fn create(&self, device: &CDevice) -> Result<Operator, (HRESULT, String)> {
+        create_nonzero(device.0, &self.input, &self.count, &self.coords).map(Operator)
+    }
+
+    /// Asserts that `device` refuses the desc with E_INVALIDARG and a message holding every one
+    /// of `parts`; returns the message.
+    fn rejected(&self, device: &CDevice, parts: &[&str]) -> String {
+        let Err((hr, msg)) = self.create(device) else {
+            panic!("created, but should be refused with {parts:?}");
+        };
+        assert_eq!(hr, E_INVALIDARG, "{msg}");
+        for p in parts {
+            assert!(msg.contains(p), "{msg:?} lacks {p:?}");
+        }
+        msg
     }
 }
 
@@ -46,18 +60,18 @@ fn tensor(t: DataType, sizes: &[u32], strides: Option<&[u32]>) -> TensorDesc {
     TensorDesc::raw(t.raw(), sizes, strides, total)
 }
 
+/// A tensor's type, sizes and strides (`None`: packed).
+type Spec<'a> = (DataType, &'a [u32], Option<&'a [u32]>);
+
+/// NONZERO_COORDINATES over `input`, a `{1}` count of `count_type`, and `coords`.
 fn nonzero(
-    in_type: DataType,
-    in_sizes: &[u32],
-    in_strides: Option<&[u32]>,
-    out_type: DataType,
-    coords_type: DataType,
-    coords_sizes: &[u32],
-    coords_strides: Option<&[u32]>,
+    (in_type, in_sizes, in_strides): Spec<'_>,
+    count_type: DataType,
+    (coords_type, coords_sizes, coords_strides): Spec<'_>,
 ) -> NonZero {
     NonZero {
         input: tensor(in_type, in_sizes, in_strides),
-        count: tensor(out_type, &[1], None),
+        count: tensor(count_type, &[1], None),
         coords: tensor(coords_type, coords_sizes, coords_strides),
     }
 }
@@ -132,17 +146,11 @@ fn strict_device_rejects_wide_inputs_naming_the_flag() {
     let ext = CDevice::new(0, 1, DMLS_DEVICE_FLAG_EXTENSIONS);
     for t in WIDE_INPUTS {
         let nz = nonzero(
-            t,
-            &[2, 3],
-            None,
+            (t, &[2, 3], None),
             DataType::UInt32,
-            DataType::UInt32,
-            &[6, 2],
-            None,
+            (DataType::UInt32, &[6, 2], None),
         );
-        let (hr, msg) = nz.create(&strict).unwrap_err();
-        assert_eq!(hr, E_INVALIDARG);
-        assert!(msg.contains(FLAG), "{msg}");
+        let msg = nz.rejected(&strict, &[FLAG]);
         assert!(
             msg.contains(&format!(
                 "InputTensor DataType is {} ({})",
@@ -151,9 +159,7 @@ fn strict_device_rejects_wide_inputs_naming_the_flag() {
             )),
             "{msg}"
         );
-        let op = nz.create(&ext).expect("extensions allow 64-bit inputs");
-        // SAFETY: the handle is NULL or live, and released only here.
-        unsafe { dmls_operator_release(op) };
+        nz.create(&ext).expect("extensions allow 64-bit inputs");
 
         // The safe API says the same.
         let device = Device::new(&DeviceOptions::default()).unwrap();
@@ -174,27 +180,18 @@ fn strict_device_rejects_wide_outputs_naming_the_flag() {
     let strict = CDevice::new(0, 1, 0);
     let ext = CDevice::new(0, 1, DMLS_DEVICE_FLAG_EXTENSIONS);
     for t in WIDE_OUTPUTS {
-        let nz = nonzero(DataType::Float32, &[2, 3], None, t, t, &[6, 2], None);
-        let (hr, msg) = nz.create(&strict).unwrap_err();
-        assert_eq!(hr, E_INVALIDARG);
-        assert!(msg.contains(FLAG), "{msg}");
+        let nz = nonzero((DataType::Float32, &[2, 3], None), t, (t, &[6, 2], None));
+        let msg = nz.rejected(&strict, &[FLAG]);
         assert!(msg.contains("OutputCountTensor DataType is"), "{msg}");
-        let op = nz.create(&ext).expect("extensions allow 64-bit outputs");
-        // SAFETY: the handle is NULL or live, and released only here.
-        unsafe { dmls_operator_release(op) };
+        nz.create(&ext).expect("extensions allow 64-bit outputs");
 
         // Only the coordinates wide: the strict device names them and the flag.
         let nz = nonzero(
-            DataType::Float32,
-            &[2, 3],
-            None,
+            (DataType::Float32, &[2, 3], None),
             DataType::UInt32,
-            t,
-            &[6, 2],
-            None,
+            (t, &[6, 2], None),
         );
-        let (hr, msg) = nz.create(&strict).unwrap_err();
-        assert_eq!(hr, E_INVALIDARG);
+        let msg = nz.rejected(&strict, &[]);
         assert!(
             msg.contains("OutputCoordinatesTensor") && msg.contains(FLAG),
             "{msg}"
@@ -212,16 +209,12 @@ fn counts_and_coordinates_must_have_the_same_type() {
         (UInt32, UInt64),
         (Int64, UInt32),
     ] {
-        let nz = nonzero(Float32, &[4], None, count, coords, &[4, 1], None);
-        let (hr, msg) = nz.create(&ext).unwrap_err();
-        assert_eq!(hr, E_INVALIDARG);
-        assert!(msg.contains("both must be the same"), "{msg}");
+        let nz = nonzero((Float32, &[4], None), count, (coords, &[4, 1], None));
+        nz.rejected(&ext, &["both must be the same"]);
     }
     for other in [Int32, UInt16, Float64, Int8] {
-        let nz = nonzero(Float32, &[4], None, other, other, &[4, 1], None);
-        let (hr, msg) = nz.create(&ext).unwrap_err();
-        assert_eq!(hr, E_INVALIDARG);
-        assert!(msg.contains("must be UINT32, or UINT64 or INT64"), "{msg}");
+        let nz = nonzero((Float32, &[4], None), other, (other, &[4, 1], None));
+        nz.rejected(&ext, &["must be UINT32, or UINT64 or INT64"]);
     }
 }
 
@@ -302,13 +295,13 @@ fn random_cases(seed: u64) {
         let coords_strides = [1u32, m];
         let strides32: Vec<u32> = strides.iter().map(|&s| s as u32).collect();
         let nz = nonzero(
-            in_type,
-            &sizes,
-            strided.then_some(&strides32[..]),
+            (in_type, &sizes, strided.then_some(&strides32[..])),
             out_type,
-            out_type,
-            &[m, n as u32],
-            transposed.then_some(&coords_strides[..]),
+            (
+                out_type,
+                &[m, n as u32],
+                transposed.then_some(&coords_strides[..]),
+            ),
         );
         let what = format!(
             "seed {seed} case {case}: {} {sizes:?} strides {strides:?} -> {} N={n} transposed={transposed}",
@@ -317,9 +310,7 @@ fn random_cases(seed: u64) {
         );
         let wide = in_type.size() == 8 || out_type.size() == 8;
         if wide {
-            let (hr, msg) = nz.create(&strict).unwrap_err();
-            assert_eq!(hr, E_INVALIDARG, "{what}");
-            assert!(msg.contains(FLAG), "{what}: {msg}");
+            nz.rejected(&strict, &[FLAG]);
         }
         let op = nz.create(&ext).unwrap_or_else(|e| panic!("{what}: {e:?}"));
         // Input bytes: mostly zeros; floats get -0.0 (zero) and NaN (nonzero); 64-bit words get
@@ -346,10 +337,8 @@ fn random_cases(seed: u64) {
         let canary = 0xA5A5_A5A5_A5A5_A5A5u64;
         let mut count = vec![canary; 2];
         let mut coords = vec![canary; (nz.coords.total_size as usize).div_ceil(8)];
-        let hr = execute(op, &input, &mut count, &mut coords);
+        let hr = execute(op.0, &input, &mut count, &mut coords);
         assert_eq!(hr, S_OK, "{what}: {}", last_error());
-        // SAFETY: the handle is NULL or live, and released only here.
-        unsafe { dmls_operator_release(op) };
 
         let want = model(in_type, bytemuck_bytes(&input), &sizes, &strides, n);
         let os = out_type.size();
@@ -456,11 +445,9 @@ fn extensions_work_at_every_nonzero_feature_level() {
         let input = [0u64, 1 << 40, 0, 3];
         let mut count = [0u64; 1];
         let mut coords = [u64::MAX; 16];
-        assert_eq!(execute(op, &input, &mut count, &mut coords), S_OK);
+        assert_eq!(execute(op.0, &input, &mut count, &mut coords), S_OK);
         assert_eq!(count[0], 2);
         assert_eq!(&coords[..8], &[0, 0, 0, 1, 0, 0, 1, 1]);
-        // SAFETY: the handle is NULL or live, and released only here.
-        unsafe { dmls_operator_release(op) };
     }
 }
 
@@ -474,32 +461,20 @@ fn wide_outputs_lift_the_element_limit_of_the_coordinates() {
     // 65535 * 65537 = 2^32 - 1 input elements; coordinates {2^32 - 1, 2}: 2^33 - 2 elements.
     let make = |t: DataType| {
         nonzero(
-            DataType::UInt8,
-            &[65535, 65537],
-            Some(&[0, 0]),
+            (DataType::UInt8, &[65535, 65537], Some(&[0, 0])),
             t,
-            t,
-            &[u32::MAX, 2],
-            Some(&[2, 1]),
+            (t, &[u32::MAX, 2], Some(&[2, 1])),
         )
     };
     for device in [&strict, &ext] {
-        let (hr, msg) = make(DataType::UInt32).create(device).unwrap_err();
-        assert_eq!(hr, E_INVALIDARG);
-        assert!(
-            msg.contains("OutputCoordinatesTensor has 8589934590 elements"),
-            "{msg}"
-        );
+        make(DataType::UInt32)
+            .rejected(device, &["OutputCoordinatesTensor has 8589934590 elements"]);
     }
     for t in WIDE_OUTPUTS {
-        let (hr, msg) = make(t).create(&strict).unwrap_err();
-        assert_eq!(hr, E_INVALIDARG);
-        assert!(msg.contains(FLAG), "{msg}");
-        let op = make(t)
+        make(t).rejected(&strict, &[FLAG]);
+        make(t)
             .create(&ext)
             .expect("64-bit coordinates may hold 2^33 - 2 elements");
-        // SAFETY: the handle is NULL or live, and released only here.
-        unsafe { dmls_operator_release(op) };
     }
 }
 
@@ -512,50 +487,30 @@ fn wide_outputs_allow_inputs_above_the_element_limit() {
     let strict = CDevice::new(0, 1, 0);
     let ext = CDevice::new(0, 1, DMLS_DEVICE_FLAG_EXTENSIONS);
     let narrow = nonzero(
-        DataType::UInt8,
-        &[65536, 65537],
-        Some(&[0, 0]),
+        (DataType::UInt8, &[65536, 65537], Some(&[0, 0])),
         DataType::UInt32,
-        DataType::UInt32,
-        &[65536, 2],
-        None,
+        (DataType::UInt32, &[65536, 2], None),
     );
     for device in [&strict, &ext] {
-        let (hr, msg) = narrow.create(device).unwrap_err();
-        assert_eq!(hr, E_INVALIDARG);
-        assert!(msg.contains("InputTensor has 4295032832 elements"), "{msg}");
+        narrow.rejected(device, &["InputTensor has 4295032832 elements"]);
     }
     for t in WIDE_OUTPUTS {
         let wide = nonzero(
-            DataType::UInt8,
-            &[65536, 65537],
-            Some(&[0, 0]),
+            (DataType::UInt8, &[65536, 65537], Some(&[0, 0])),
             t,
-            t,
-            &[65536, 65537, 2],
-            Some(&[131074, 2, 1]),
+            (t, &[65536, 65537, 2], Some(&[131074, 2, 1])),
         );
-        let (hr, msg) = wide.create(&strict).unwrap_err();
-        assert_eq!(hr, E_INVALIDARG);
-        assert!(msg.contains(FLAG), "{msg}");
-        let op = wide
-            .create(&ext)
+        wide.rejected(&strict, &[FLAG]);
+        wide.create(&ext)
             .unwrap_or_else(|e| panic!("{}: {e:?}", t.name()));
-        // SAFETY: the handle is NULL or live, and released only here.
-        unsafe { dmls_operator_release(op) };
     }
     // The rows must add up to the element count.
     let short = nonzero(
-        DataType::UInt8,
-        &[65536, 65537],
-        Some(&[0, 0]),
+        (DataType::UInt8, &[65536, 65537], Some(&[0, 0])),
         DataType::UInt64,
-        DataType::UInt64,
-        &[65536, 65536, 2],
-        Some(&[131072, 2, 1]),
+        (DataType::UInt64, &[65536, 65536, 2], Some(&[131072, 2, 1])),
     );
-    let (hr, msg) = short.create(&ext).unwrap_err();
-    assert_eq!(hr, E_INVALIDARG);
+    let msg = short.rejected(&ext, &[]);
     assert!(
         msg.contains("must equal the input's element count 4295032832"),
         "{msg}"
@@ -584,21 +539,19 @@ fn spread_rows_run_like_packed_rows() {
     ] {
         for t in WIDE_OUTPUTS {
             let nz = nonzero(
-                DataType::UInt8,
-                &sizes,
-                None,
+                (DataType::UInt8, &sizes, None),
                 t,
-                t,
-                &coords_sizes,
-                coords_strides.as_deref(),
+                (t, &coords_sizes, coords_strides.as_deref()),
             );
             let what = format!("{coords_sizes:?} {coords_strides:?} {}", t.name());
             let op = nz.create(&ext).unwrap_or_else(|e| panic!("{what}: {e:?}"));
             let mut count = [u64::MAX; 1];
             let mut coords = vec![0xEEu64; (nz.coords.total_size as usize).div_ceil(8)];
-            assert_eq!(execute(op, &input, &mut count, &mut coords), S_OK, "{what}");
-            // SAFETY: the handle is NULL or live, and released only here.
-            unsafe { dmls_operator_release(op) };
+            assert_eq!(
+                execute(op.0, &input, &mut count, &mut coords),
+                S_OK,
+                "{what}"
+            );
             assert_eq!(count[0], 4, "{what}");
             for r in 0..m as usize {
                 for c in 0..3 {
@@ -609,17 +562,12 @@ fn spread_rows_run_like_packed_rows() {
             }
             if coords_sizes[0] != 1 {
                 let narrow = nonzero(
-                    DataType::UInt8,
-                    &sizes,
-                    None,
+                    (DataType::UInt8, &sizes, None),
                     DataType::UInt32,
-                    DataType::UInt32,
-                    &coords_sizes,
-                    coords_strides.as_deref(),
+                    (DataType::UInt32, &coords_sizes, coords_strides.as_deref()),
                 );
                 for device in [&ext, &strict] {
-                    let (hr, msg) = narrow.create(device).unwrap_err();
-                    assert_eq!(hr, E_INVALIDARG);
+                    let msg = narrow.rejected(device, &[]);
                     assert!(msg.contains("must be 1"), "{what}: {msg}");
                 }
             }
@@ -627,17 +575,11 @@ fn spread_rows_run_like_packed_rows() {
     }
     // Unevenly spaced rows.
     let nz = nonzero(
-        DataType::UInt8,
-        &sizes,
-        None,
+        (DataType::UInt8, &sizes, None),
         DataType::Int64,
-        DataType::Int64,
-        &[2, 6, 3],
-        Some(&[19, 3, 1]),
+        (DataType::Int64, &[2, 6, 3], Some(&[19, 3, 1])),
     );
-    let (hr, msg) = nz.create(&ext).unwrap_err();
-    assert_eq!(hr, E_INVALIDARG);
-    assert!(msg.contains("evenly spaced"), "{msg}");
+    nz.rejected(&ext, &["evenly spaced"]);
 }
 
 /// Runs an operator whose coordinates tensor has 2^33 - 2 elements (2^32 - 1 input elements,
@@ -648,26 +590,20 @@ fn spread_rows_run_like_packed_rows() {
 fn wide_outputs_run_on_2_pow_32_elements() {
     let ext = CDevice::new(0, 1, DMLS_DEVICE_FLAG_EXTENSIONS);
     let nz = nonzero(
-        DataType::UInt8,
-        &[65535, 65537],
-        Some(&[0, 0]),
+        (DataType::UInt8, &[65535, 65537], Some(&[0, 0])),
         DataType::UInt64,
-        DataType::UInt64,
-        &[u32::MAX, 2],
-        Some(&[0, 1]),
+        (DataType::UInt64, &[u32::MAX, 2], Some(&[0, 1])),
     );
     let op = nz.create(&ext).expect("create");
     let input = [0u64; 1];
     let mut count = [u64::MAX; 1];
     let mut coords = [7u64; 2];
     assert_eq!(
-        execute(op, &input, &mut count, &mut coords),
+        execute(op.0, &input, &mut count, &mut coords),
         S_OK,
         "{}",
         last_error()
     );
     assert_eq!(count[0], 0);
     assert_eq!(coords, [7, 7]);
-    // SAFETY: the handle is NULL or live, and released only here.
-    unsafe { dmls_operator_release(op) };
 }

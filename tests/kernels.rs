@@ -17,16 +17,12 @@
 mod common;
 
 use common::{
-    element, min_columns, packed, random_input, random_strides, run_seeded, seed_from_env, Buffer,
+    diagonal1_op, element, first_difference, min_columns, packed, random_input, random_strides,
+    run_seeded, rust_device as device, seed_from_env, tensor_desc as desc, Buffer, CANARY,
 };
-use directml_subset::{
-    reference, DataType, Device, DeviceOptions, Input, OperatorDesc, TensorDesc,
-    DMLS_DEVICE_FLAG_EXTENSIONS,
-};
+use directml_subset::{reference, DataType, Device, Input, OperatorDesc, TensorDesc};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-
-const CANARY: u8 = 0xA5;
 
 fn seed() -> u64 {
     seed_from_env("DMLS_SEED")
@@ -37,22 +33,6 @@ fn with_seed(name: &str, f: impl FnOnce(&mut SmallRng)) {
     run_seeded(name, "DMLS_SEED", |seed| {
         f(&mut SmallRng::seed_from_u64(seed))
     });
-}
-
-fn device(threads: u32) -> Device {
-    Device::new(&DeviceOptions {
-        thread_count: threads,
-        flags: DMLS_DEVICE_FLAG_EXTENSIONS,
-        ..Default::default()
-    })
-    .expect("device")
-}
-
-fn desc(t: DataType, sizes: &[u32], strides: Option<&[u32]>) -> TensorDesc {
-    match strides {
-        Some(s) => TensorDesc::with_strides(t, sizes, s),
-        None => TensorDesc::new(t, sizes),
-    }
 }
 
 const ALL_TYPES: [DataType; 11] = DataType::ALL;
@@ -79,16 +59,12 @@ fn coords_desc(rng: &mut SmallRng, out: DataType, m: u32, n: u32) -> TensorDesc 
     }
 }
 
-/// Runs NONZERO_COORDINATES on `input` through `dev` and the reference; compares both outputs
-/// whole.
-fn check_nonzero(
-    rng: &mut SmallRng,
-    dev: &Device,
-    input: TensorDesc,
-    data: &Buffer,
-    out_type: DataType,
-    what: &str,
-) {
+/// Runs NONZERO_COORDINATES on random elements of `input` (nonzero with probability
+/// `density`), with a random output type, through `dev` and the reference; compares both
+/// outputs whole.
+fn check_nonzero(rng: &mut SmallRng, dev: &Device, input: TensorDesc, density: f64, what: &str) {
+    let data = &random_input(rng, &input, density);
+    let out_type = out_types(rng);
     let sizes = input.sizes().to_vec();
     let m: u32 = sizes.iter().product();
     let n = rng.random_range(min_columns(&sizes)..=sizes.len()) as u32;
@@ -128,7 +104,7 @@ fn check_nonzero(
         coords.strides(),
     );
     assert_eq!(got_count.bytes(), want_count.bytes(), "count: {ctx}");
-    if let Some(i) = (0..want.len).find(|&i| got.bytes()[i] != want.bytes()[i]) {
+    if let Some(i) = first_difference(got.bytes(), want.bytes()) {
         let e = out_type.size();
         panic!(
             "coordinates differ at byte {i} (element {}): got {:?}, want {:?}: {ctx}",
@@ -147,25 +123,30 @@ fn out_types(rng: &mut SmallRng) -> DataType {
     }
 }
 
-/// Every type and every length from 1 to 200 (each SIMD tail), 1-D and 2-D, serial.
-#[test]
-fn nonzero_every_tail_and_type() {
-    with_seed("nonzero_every_tail_and_type", |rng| {
+/// Runs `f(rng, device, t, len)` for every type `t` and every length from 1 to 200 on a serial
+/// device, with a seeded generator (a failure names the seed).
+fn every_type_and_length(name: &str, mut f: impl FnMut(&mut SmallRng, &Device, DataType, u32)) {
+    with_seed(name, |rng| {
         let dev = device(1);
         for t in ALL_TYPES {
             for len in 1..=200u32 {
-                let density = [0.0, 1.0, 0.5, 0.05, 0.95][len as usize % 5];
-                let sizes = match len % 3 {
-                    0 => vec![len],
-                    1 => vec![1, len],
-                    _ => vec![len.div_ceil(7), 7],
-                };
-                let input = TensorDesc::new(t, &sizes);
-                let data = random_input(rng, &input, density);
-                let out = out_types(rng);
-                check_nonzero(rng, &dev, input, &data, out, "tail");
+                f(rng, &dev, t, len);
             }
         }
+    });
+}
+
+/// Every type and every length from 1 to 200 (each SIMD tail), 1-D and 2-D, serial.
+#[test]
+fn nonzero_every_tail_and_type() {
+    every_type_and_length("nonzero_every_tail_and_type", |rng, dev, t, len| {
+        let density = [0.0, 1.0, 0.5, 0.05, 0.95][len as usize % 5];
+        let sizes = match len % 3 {
+            0 => vec![len],
+            1 => vec![1, len],
+            _ => vec![len.div_ceil(7), 7],
+        };
+        check_nonzero(rng, dev, TensorDesc::new(t, &sizes), density, "tail");
     });
 }
 
@@ -200,9 +181,7 @@ fn nonzero_shapes_and_strides() {
             let strides = random_strides(rng, &sizes, true);
             let input = desc(t, &sizes, strides.as_deref());
             let density = [0.0, 1.0, rng.random::<f64>(), 0.02, 0.98][case % 5];
-            let data = random_input(rng, &input, density);
-            let out = out_types(rng);
-            check_nonzero(rng, &dev, input, &data, out, "shapes");
+            check_nonzero(rng, &dev, input, density, "shapes");
         }
     });
 }
@@ -237,9 +216,7 @@ fn nonzero_parallel() {
                     None
                 };
                 let input = desc(t, sizes, strides.as_deref());
-                let data = random_input(rng, &input, density);
-                let out = out_types(rng);
-                check_nonzero(rng, &devs[(i + j) % 2], input, &data, out, "parallel");
+                check_nonzero(rng, &devs[(i + j) % 2], input, density, "parallel");
             }
         }
     });
@@ -264,9 +241,7 @@ fn nonzero_transposed() {
         for (i, (sizes, strides, t)) in cases.into_iter().enumerate() {
             let input = TensorDesc::with_strides(t, sizes, strides);
             let density = [0.5, 0.02, 0.97, 0.3][i % 4];
-            let data = random_input(rng, &input, density);
-            let out = out_types(rng);
-            check_nonzero(rng, &devs[i % 3], input, &data, out, "transposed");
+            check_nonzero(rng, &devs[i % 3], input, density, "transposed");
         }
     });
 }
@@ -299,17 +274,9 @@ fn check_diagonal(
         before = random_input(rng, &out, 0.7);
     }
     let op = dev
-        .create_operator(&OperatorDesc::DiagonalMatrix1 {
-            input: in_desc,
-            output: out,
-            value_data_type: t.raw(),
-            value,
-            diagonal_fill_begin: begin,
-            diagonal_fill_end: end,
-        })
+        .create_operator(&diagonal1_op(in_desc, out, value, begin, end))
         .unwrap_or_else(|e| panic!("{what}: create: {e}"));
-    let mut got = Buffer::filled(before.len, 0);
-    got.bytes_mut().copy_from_slice(before.bytes());
+    let mut got = before.clone();
     let input = match (&in_data, in_place) {
         (_, true) => Input::InPlace,
         (Some(b), false) => Input::Bytes(b.bytes()),
@@ -317,8 +284,7 @@ fn check_diagonal(
     };
     op.execute(&[input], &mut [got.bytes_mut()])
         .unwrap_or_else(|e| panic!("{what}: execute: {e}"));
-    let mut want = Buffer::filled(before.len, 0);
-    want.bytes_mut().copy_from_slice(before.bytes());
+    let mut want = before.clone();
     let ref_in = match (&in_data, in_place) {
         (_, true) => Some((&out, before.bytes())),
         (Some(b), false) => in_desc.as_ref().map(|d| (d, b.bytes())),
@@ -330,7 +296,7 @@ fn check_diagonal(
          {in_place} begin {begin} end {end}",
         in_desc.map(|d| d.strides().map(|s| s.to_vec()))
     );
-    if let Some(i) = (0..want.len).find(|&i| got.bytes()[i] != want.bytes()[i]) {
+    if let Some(i) = first_difference(got.bytes(), want.bytes()) {
         panic!(
             "output differs at byte {i} (element {}): {ctx}",
             i / t.size()
@@ -354,50 +320,45 @@ fn random_fill(rng: &mut SmallRng, w: u32, h: u32) -> (i32, i32) {
 /// without and in place; strided and broadcast inputs; strided outputs.
 #[test]
 fn diagonal_every_width_and_type() {
-    with_seed("diagonal_every_width_and_type", |rng| {
-        let dev = device(1);
-        for t in ALL_TYPES {
-            for w in 1..=200u32 {
-                let h = [1, 2, 3, 5, 17, 64, 65][w as usize % 7];
-                let sizes: Vec<u32> = if w % 4 == 0 {
-                    vec![2, h, w]
-                } else {
-                    vec![h, w]
-                };
-                let (begin, end) = random_fill(rng, w, h);
-                let in_place = w % 11 == 0;
-                let input = match w % 3 {
-                    0 => None,
-                    _ => Some(random_strides(rng, &sizes, true)),
-                };
-                let out_strides = match w % 5 {
-                    0 => {
-                        let mut s = packed(&sizes);
-                        let d = s.len();
-                        s[d - 2] = w + rng.random_range(1..4);
-                        if d == 3 {
-                            s[0] = s[1] * h;
-                        }
-                        Some(s)
-                    }
-                    1 => random_strides(rng, &sizes, false),
-                    _ => None,
-                };
-                let out_strides = if in_place { None } else { out_strides };
-                check_diagonal(
-                    rng,
-                    &dev,
-                    t,
-                    &sizes,
-                    out_strides.as_deref(),
-                    input,
-                    in_place,
-                    begin,
-                    end,
-                    "widths",
-                );
+    every_type_and_length("diagonal_every_width_and_type", |rng, dev, t, w| {
+        let h = [1, 2, 3, 5, 17, 64, 65][w as usize % 7];
+        let sizes: Vec<u32> = if w % 4 == 0 {
+            vec![2, h, w]
+        } else {
+            vec![h, w]
+        };
+        let (begin, end) = random_fill(rng, w, h);
+        let in_place = w % 11 == 0;
+        let input = match w % 3 {
+            0 => None,
+            _ => Some(random_strides(rng, &sizes, true)),
+        };
+        let out_strides = match w % 5 {
+            0 => {
+                let mut s = packed(&sizes);
+                let d = s.len();
+                s[d - 2] = w + rng.random_range(1..4);
+                if d == 3 {
+                    s[0] = s[1] * h;
+                }
+                Some(s)
             }
-        }
+            1 => random_strides(rng, &sizes, false),
+            _ => None,
+        };
+        let out_strides = if in_place { None } else { out_strides };
+        check_diagonal(
+            rng,
+            dev,
+            t,
+            &sizes,
+            out_strides.as_deref(),
+            input,
+            in_place,
+            begin,
+            end,
+            "widths",
+        );
     });
 }
 

@@ -13,8 +13,24 @@ use directml_subset::{reference, DataType};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-fn seed() -> u64 {
-    seed_from_env("DMLS_SEED")
+/// The seed (printed, so that a failing run can be replayed) and a generator seeded with it.
+fn start(name: &str) -> (u64, SmallRng) {
+    let seed = seed_from_env("DMLS_SEED");
+    eprintln!("{name}: DMLS_SEED={seed}");
+    (seed, SmallRng::seed_from_u64(seed))
+}
+
+/// Panics with the first byte at which `got` differs from `want`, if any.
+fn assert_same(got: &[u8], want: &[u8], what: &str, ctx: &str) {
+    if let Some(at) = first_difference(got, want) {
+        panic!("{ctx}: {what} differs first at byte {at}");
+    }
+}
+
+/// A random output tensor: packed, or half the time with random strides (no broadcast).
+fn random_output(rng: &mut SmallRng, ty: u32, sizes: &[u32]) -> Tensor {
+    let strides = random_strides(rng, sizes, false).filter(|_| rng.random_bool(0.5));
+    tensor(ty, sizes, strides)
 }
 
 /// Random sizes with `dims` dimensions and at most about `max` elements.
@@ -48,9 +64,7 @@ fn tensor(ty: u32, sizes: &[u32], strides: Option<Vec<u32>>) -> Tensor {
 
 #[test]
 fn nonzero_matches_reference() {
-    let seed = seed();
-    eprintln!("nonzero_matches_reference: DMLS_SEED={seed}");
-    let mut rng = SmallRng::seed_from_u64(seed);
+    let (seed, mut rng) = start("nonzero_matches_reference");
     let serial = Device::new(0, 1, 0);
     let parallel = Device::new(0, 2, 0);
     let extended = Device::new(0, 2, DMLS_EXT);
@@ -121,10 +135,7 @@ fn nonzero_matches_reference() {
         );
         let desc = nonzero_desc(&mut input, &mut count, &mut coords);
         let op = dev
-            .create(
-                DML_OPERATOR_TYPE::NONZERO_COORDINATES,
-                (&*desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-            )
+            .create_op(&*desc)
             .unwrap_or_else(|e| panic!("{ctx}: create failed {e:?}"));
         let mut inb = Buffer::with_bytes(&data);
         let mut cb = Buffer::new(count.total as usize);
@@ -142,16 +153,8 @@ fn nonzero_matches_reference() {
             &mut want_count,
             &mut want_coords,
         );
-        assert!(cb.bytes() == &want_count[..], "{ctx}: count differs");
-        if kb.bytes() != &want_coords[..] {
-            let at = kb
-                .bytes()
-                .iter()
-                .zip(&want_coords)
-                .position(|(a, b)| a != b)
-                .unwrap();
-            panic!("{ctx}: coordinates differ first at byte {at}");
-        }
+        assert_same(cb.bytes(), &want_count, "count", &ctx);
+        assert_same(kb.bytes(), &want_coords, "coordinates", &ctx);
         assert!(
             cb.guards_intact() && kb.guards_intact(),
             "{ctx}: guard bytes"
@@ -163,9 +166,7 @@ const DMLS_EXT: u32 = directml_subset::DMLS_DEVICE_FLAG_EXTENSIONS;
 
 #[test]
 fn diagonal_matrix1_matches_reference() {
-    let seed = seed();
-    eprintln!("diagonal_matrix1_matches_reference: DMLS_SEED={seed}");
-    let mut rng = SmallRng::seed_from_u64(seed);
+    let (seed, mut rng) = start("diagonal_matrix1_matches_reference");
     let serial = Device::new(0, 1, 0);
     let parallel = Device::new(0, 2, 0);
     let bounds = [
@@ -194,11 +195,7 @@ fn diagonal_matrix1_matches_reference() {
         } else {
             random_sizes(&mut rng, dims, 4000)
         };
-        let mut output = tensor(
-            ty,
-            &sizes,
-            random_strides(&mut rng, &sizes, false).filter(|_| rng.random_bool(0.5)),
-        );
+        let mut output = random_output(&mut rng, ty, &sizes);
         let mode = rng.random_range(0..3); // 0: no input, 1: separate input, 2: in place
         let mut input = match mode {
             1 => Some(tensor(ty, &sizes, random_strides(&mut rng, &sizes, true))),
@@ -229,10 +226,7 @@ fn diagonal_matrix1_matches_reference() {
         );
         let desc = diag1_desc(input.as_mut(), &mut output, value, begin, end);
         let op = dev
-            .create(
-                DML_OPERATOR_TYPE::DIAGONAL_MATRIX1,
-                (&*desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
-            )
+            .create_op(&*desc)
             .unwrap_or_else(|e| panic!("{ctx}: create failed {e:?}"));
         let out_len = output.total as usize;
         let in_data = input.as_ref().map(|i| {
@@ -242,73 +236,39 @@ fn diagonal_matrix1_matches_reference() {
         });
         let mut want = vec![CANARY; out_len];
         let mut ob = Buffer::new(out_len);
-        match mode {
-            2 => {
-                let d = in_data.as_ref().unwrap();
-                ob.bytes_mut().copy_from_slice(d);
-                want.copy_from_slice(d);
-                let copy = d.clone();
-                reference::diagonal_matrix1(
-                    Some((&input.as_ref().unwrap().rust(), &copy)),
-                    &output.rust(),
-                    &mut want,
-                    value,
-                    begin,
-                    end,
-                );
-                let b = ob.binding();
-                execute(&op, &[bind(&b)], &[bind(&b)]).unwrap_or_else(|e| panic!("{ctx}: {e:?}"));
-            }
+        if mode == 2 {
+            // In place: the output starts as the input.
+            let d = in_data.as_ref().unwrap();
+            ob.bytes_mut().copy_from_slice(d);
+            want.copy_from_slice(d);
+        }
+        let in_rust = input.as_ref().map(Tensor::rust);
+        let ref_input = in_rust.as_ref().zip(in_data.as_deref());
+        reference::diagonal_matrix1(ref_input, &output.rust(), &mut want, value, begin, end);
+        let obb = ob.binding();
+        let result = match mode {
+            2 => execute(&op, &[bind(&obb)], &[bind(&obb)]),
             1 => {
-                let d = in_data.as_ref().unwrap();
-                reference::diagonal_matrix1(
-                    Some((&input.as_ref().unwrap().rust(), d)),
-                    &output.rust(),
-                    &mut want,
-                    value,
-                    begin,
-                    end,
-                );
-                let mut inb = Buffer::with_bytes(d);
-                let (ib, obb) = (inb.binding(), ob.binding());
-                execute(&op, &[bind(&ib)], &[bind(&obb)])
-                    .unwrap_or_else(|e| panic!("{ctx}: {e:?}"));
+                let mut inb = Buffer::with_bytes(in_data.as_ref().unwrap());
+                execute(&op, &[bind(&inb.binding())], &[bind(&obb)])
             }
-            _ => {
-                reference::diagonal_matrix1(None, &output.rust(), &mut want, value, begin, end);
-                let obb = ob.binding();
-                execute(&op, &[none_binding()], &[bind(&obb)])
-                    .unwrap_or_else(|e| panic!("{ctx}: {e:?}"));
-            }
-        }
-        if ob.bytes() != &want[..] {
-            let at = ob
-                .bytes()
-                .iter()
-                .zip(&want)
-                .position(|(a, b)| a != b)
-                .unwrap();
-            panic!("{ctx}: output differs first at byte {at}");
-        }
+            _ => execute(&op, &[none_binding()], &[bind(&obb)]),
+        };
+        result.unwrap_or_else(|e| panic!("{ctx}: {e:?}"));
+        assert_same(ob.bytes(), &want, "output", &ctx);
         assert!(ob.guards_intact(), "{ctx}: guard bytes");
     }
 }
 
 #[test]
 fn diagonal_matrix_matches_reference() {
-    let seed = seed();
-    eprintln!("diagonal_matrix_matches_reference: DMLS_SEED={seed}");
-    let mut rng = SmallRng::seed_from_u64(seed);
+    let (seed, mut rng) = start("diagonal_matrix_matches_reference");
     let dev = Device::new(0, 2, 0);
     for case in 0..200 {
         let ty = rng.random_range(1..=11u32);
         let dims = rng.random_range(2..=4);
         let sizes = random_sizes(&mut rng, dims, 3000);
-        let mut output = tensor(
-            ty,
-            &sizes,
-            random_strides(&mut rng, &sizes, false).filter(|_| rng.random_bool(0.5)),
-        );
+        let mut output = random_output(&mut rng, ty, &sizes);
         let offset = [i32::MIN, -3, -1, 0, 1, 4, i32::MAX][rng.random_range(0..7)];
         let value = [
             0.0f32,
@@ -322,16 +282,8 @@ fn diagonal_matrix_matches_reference() {
             1e-8,
         ][rng.random_range(0..9)];
         let ctx = format!("case {case} (DMLS_SEED={seed}): type {ty} sizes {sizes:?} strides {:?} offset {offset} value {value}", output.strides);
-        let desc = Box::new(DML_DIAGONAL_MATRIX_OPERATOR_DESC {
-            OutputTensor: output.desc(),
-            Offset: offset,
-            Value: value,
-        });
         let op = dev
-            .create(
-                DML_OPERATOR_TYPE::DIAGONAL_MATRIX,
-                (&*desc as *const DML_DIAGONAL_MATRIX_OPERATOR_DESC).cast(),
-            )
+            .create_op(&diag_desc(&mut output, offset, value))
             .unwrap_or_else(|e| panic!("{ctx}: create failed {e:?}"));
         let mut ob = Buffer::new(output.total as usize);
         let obb = ob.binding();

@@ -27,7 +27,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use cases::{device, Case};
+use cases::Case;
+use common::rust_device as device;
 use directml_subset::{Device, Operator};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};

@@ -14,7 +14,8 @@
 mod cases;
 mod common;
 
-use cases::{device, Case};
+use cases::Case;
+use common::rust_device as device;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 

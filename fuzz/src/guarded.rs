@@ -53,6 +53,24 @@ impl Drop for Mapping {
     }
 }
 
+/// `p`, or NULL when `null` (a case that asks for a NULL pointer in its place).
+pub fn or_null<T>(null: bool, p: *const T) -> *const T {
+    if null {
+        ptr::null()
+    } else {
+        p
+    }
+}
+
+/// [`or_null`] for a pointer to writable memory.
+pub fn or_null_mut<T>(null: bool, p: *mut T) -> *mut T {
+    if null {
+        ptr::null_mut()
+    } else {
+        p
+    }
+}
+
 fn round_up(n: usize, to: usize) -> usize {
     n.div_ceil(to) * to
 }

@@ -1,6 +1,9 @@
 //! Replays the committed corpus through the fuzz targets' checks, on stable Rust with a plain
 //! `cargo test` (no libFuzzer, no instrumentation), and keeps the seed encoding honest.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 use std::path::{Path, PathBuf};
 
 use directml_subset::dml::S_OK;

@@ -44,13 +44,7 @@ pub(crate) fn plan1(
     begin: i32,
     end: i32,
 ) -> Result<DiagonalPlan> {
-    if cfg.level < DML_FEATURE_LEVEL_5_1 {
-        return invalid!(
-            "{OP1} was introduced in DML_FEATURE_LEVEL_5_1; this device emulates DML_FEATURE_LEVEL_{}; \
-             create the device with feature level 5_1 or newer",
-            level::name(cfg.level)
-        );
-    }
+    cfg.require(OP1, DML_FEATURE_LEVEL_5_1)?;
     let Some(dtype) = DataType::from_raw(output.data_type) else {
         return invalid!(
             "{OP1}: OutputTensor DataType is {}, must be one of FLOAT64, FLOAT32, FLOAT16, INT64, \
@@ -122,14 +116,8 @@ pub(crate) fn plan0(
     offset: i32,
     value: f32,
 ) -> Result<DiagonalPlan> {
+    cfg.require(OP0, DML_FEATURE_LEVEL_2_0)?;
     let lvl = cfg.level;
-    if lvl < DML_FEATURE_LEVEL_2_0 {
-        return invalid!(
-            "{OP0} was introduced in DML_FEATURE_LEVEL_2_0; this device emulates DML_FEATURE_LEVEL_{}; \
-             create the device with feature level 2_0 or newer",
-            level::name(lvl)
-        );
-    }
     let dtype = DataType::from_raw(output.data_type);
     let (allowed, needs) = match dtype {
         Some(DataType::Float32 | DataType::Float16) => (true, ""),

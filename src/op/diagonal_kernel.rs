@@ -11,8 +11,9 @@ use rayon::prelude::*;
 use super::cost::{self, Bounds, SerialRate};
 use super::diagonal::DiagonalPlan;
 use super::simd::{Isa, StreamWriter, Word};
-use super::{Input, Workers};
+use super::Input;
 use crate::error::Result;
+use crate::pool::Workers;
 
 /// Outputs below the floor (bytes) are written on one thread, from the ceiling split across
 /// the workers (with more than one); in between, as measured ([`cost`]).

@@ -1,13 +1,14 @@
 //! Operators: descs as Rust values, validation into plans, and execution on byte slices.
 //!
 //! This module holds what the others share: the desc ([`OperatorDesc`]), the bindings
-//! ([`Input`]), what validation checks against ([`Config`]) and the threads ([`Workers`]).
+//! ([`Input`]) and what validation checks against ([`Config`]). The threads the kernels run
+//! on are the device's ([`crate::pool::Workers`]).
 //! [`plan`] validates descs into plans and checks bindings; `nonzero` and `diagonal` validate
 //! each operator; `nonzero_kernel` and `diagonal_kernel` run them with [`simd`].
 
 use crate::dml::{DML_FEATURE_LEVEL, DML_TENSOR_DATA_TYPE};
-use crate::error::Result;
-use crate::pool::LazyPool;
+use crate::error::{invalid, Result};
+use crate::level;
 use crate::tensor::TensorDesc;
 
 mod cost;
@@ -108,25 +109,19 @@ pub(crate) struct Config {
     pub extensions: bool,
 }
 
-/// The threads an execution may use. Kernels call [`Workers::run`] only on their parallel path,
-/// so small operators never wake a pool (nor build one).
-#[derive(Clone, Copy)]
-pub(crate) struct Workers<'a> {
-    pub threads: usize,
-    pub pool: Option<&'a LazyPool>,
-}
-
-impl Workers<'_> {
-    /// Runs `f` on one of this device's worker threads, so that the parallel iterators inside
-    /// it start from inside the pool instead of each being injected into it from outside while
-    /// the caller blocks. A one-thread device runs `f` on the caller's thread. Fails (before
-    /// running `f`) only when the pool has to be started, first in this process, and its
-    /// threads cannot be.
-    pub fn run<R: Send>(&self, f: impl FnOnce() -> R + Send) -> Result<R> {
-        match self.pool {
-            Some(pool) if self.threads > 1 => Ok(pool.get()?.install(f)),
-            _ => Ok(f()),
+impl Config {
+    /// `InvalidArg` when the device's feature level is older than `introduced`, the level that
+    /// introduced operator `op`.
+    pub fn require(&self, op: &str, introduced: DML_FEATURE_LEVEL) -> Result<()> {
+        if self.level < introduced {
+            let need = level::name(introduced);
+            return invalid!(
+                "{op} was introduced in DML_FEATURE_LEVEL_{need}; this device emulates \
+                 DML_FEATURE_LEVEL_{}; create the device with feature level {need} or newer",
+                level::name(self.level)
+            );
         }
+        Ok(())
     }
 }
 

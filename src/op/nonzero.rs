@@ -33,13 +33,7 @@ pub(crate) fn plan(
     count: &TensorDesc,
     coords: &TensorDesc,
 ) -> Result<NonZeroPlan> {
-    if cfg.level < DML_FEATURE_LEVEL_3_0 {
-        return invalid!(
-            "{OP} was introduced in DML_FEATURE_LEVEL_3_0; this device emulates DML_FEATURE_LEVEL_{}; \
-             create the device with feature level 3_0 or newer",
-            level::name(cfg.level)
-        );
-    }
+    cfg.require(OP, DML_FEATURE_LEVEL_3_0)?;
     // Data types.
     let in_type = match DataType::from_raw(input.data_type) {
         Some(t @ (DataType::Float64 | DataType::Int64 | DataType::UInt64)) => {

@@ -2,8 +2,9 @@
 
 use super::kind::OpKind;
 use super::{diagonal, diagonal_kernel, nonzero, nonzero_kernel};
-use super::{Config, Input, OperatorDesc, Workers};
+use super::{Config, Input, OperatorDesc};
 use crate::error::{invalid, Result};
+use crate::pool::Workers;
 use crate::tensor::Layout;
 
 /// A validated operator.
@@ -96,22 +97,8 @@ impl Plan {
         let op = self.name();
         let (in_slots, in_names) = (self.inputs(), self.input_names());
         let (out_slots, out_names) = (self.outputs(), self.output_names());
-        if inputs.len() != in_slots.len() {
-            return invalid!(
-                "{op}: {} inputs bound, the operator has {} ({})",
-                inputs.len(),
-                in_slots.len(),
-                in_names.join(", ")
-            );
-        }
-        if outputs.len() != out_slots.len() {
-            return invalid!(
-                "{op}: {} outputs bound, the operator has {} ({})",
-                outputs.len(),
-                out_slots.len(),
-                out_names.join(", ")
-            );
-        }
+        check_count(op, "inputs", inputs.len(), in_slots.len(), in_names)?;
+        check_count(op, "outputs", outputs.len(), out_slots.len(), out_names)?;
         for (i, (input, slot)) in inputs.iter().zip(in_slots).enumerate() {
             let name = in_names[i];
             match (input, slot) {
@@ -161,6 +148,18 @@ impl Plan {
             }
         }
     }
+}
+
+/// `InvalidArg` unless `bound` slices were passed for the operator's `slots` inputs or outputs
+/// (`what`), named `names`.
+fn check_count(op: &str, what: &str, bound: usize, slots: usize, names: &[&str]) -> Result<()> {
+    if bound != slots {
+        return invalid!(
+            "{op}: {bound} {what} bound, the operator has {slots} ({})",
+            names.join(", ")
+        );
+    }
+    Ok(())
 }
 
 fn check_slice(op: &str, name: &str, bytes: &[u8], l: &Layout) -> Result<()> {

@@ -7,49 +7,14 @@
 //! alone are checked too.
 #![allow(dead_code)]
 
-use directml_subset::{
-    reference, DataType, Device, DeviceOptions, Input, Operator, OperatorDesc, TensorDesc,
-    DMLS_DEVICE_FLAG_EXTENSIONS,
-};
+use directml_subset::{reference, DataType, Input, Operator, OperatorDesc, TensorDesc};
 use rand::rngs::SmallRng;
-
-use crate::common::{element, random_elements};
 use rand::Rng;
 
-pub const CANARY: u8 = 0xA5;
-
-/// A buffer of 8-aligned bytes (every element type is aligned in it).
-#[derive(Clone, PartialEq, Eq)]
-pub struct Buf {
-    words: Vec<u64>,
-    len: usize,
-}
-
-impl Buf {
-    pub fn new(len: u64, fill: u8) -> Buf {
-        let len = usize::try_from(len).expect("size fits in usize");
-        Buf {
-            words: vec![u64::from_ne_bytes([fill; 8]); len.div_ceil(8)],
-            len,
-        }
-    }
-    pub fn bytes(&self) -> &[u8] {
-        &bytemuck::cast_slice(&self.words)[..self.len]
-    }
-    pub fn bytes_mut(&mut self) -> &mut [u8] {
-        &mut bytemuck::cast_slice_mut(&mut self.words)[..self.len]
-    }
-}
-
-/// A device with the extensions on (64-bit coordinates) and `threads` workers.
-pub fn device(threads: u32) -> Device {
-    Device::new(&DeviceOptions {
-        thread_count: threads,
-        flags: DMLS_DEVICE_FLAG_EXTENSIONS,
-        ..Default::default()
-    })
-    .expect("device")
-}
+use crate::common::{
+    diagonal1_op, element, first_difference, min_columns, random_elements, random_strides,
+    tensor_desc as desc, Buffer, CANARY,
+};
 
 /// How the input is bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,21 +27,13 @@ pub enum InputKind {
 pub struct Case {
     pub desc: OperatorDesc,
     pub input_kind: InputKind,
-    pub input: Buf,
+    pub input: Buffer,
     /// The outputs before execution.
-    pub before: Vec<Buf>,
+    pub before: Vec<Buffer>,
     /// The outputs after execution, from the reference.
-    pub want: Vec<Buf>,
+    pub want: Vec<Buffer>,
     /// A short description for failure messages.
     pub what: String,
-}
-
-/// `bytes` bytes of random elements of `t` (tests/common's generator), in a [`Buf`].
-fn random_bytes(rng: &mut SmallRng, t: DataType, bytes: u64, density: f64) -> Buf {
-    let elements = random_elements(rng, t, bytes as usize, density);
-    let mut b = Buf::new(bytes, 0);
-    b.bytes_mut().copy_from_slice(elements.bytes());
-    b
 }
 
 /// Sizes of `dims` dimensions whose product is about `elements`.
@@ -94,62 +51,6 @@ fn random_sizes(rng: &mut SmallRng, dims: usize, elements: u32) -> Vec<u32> {
         sizes.swap(i, rng.random_range(0..=i));
     }
     sizes
-}
-
-fn packed(sizes: &[u32]) -> Vec<u32> {
-    let mut s = vec![0u32; sizes.len()];
-    let mut acc = 1u32;
-    for i in (0..sizes.len()).rev() {
-        s[i] = acc;
-        acc *= sizes[i];
-    }
-    s
-}
-
-/// Packed, padded, permuted or broadcasting strides (None: packed, no Strides array).
-fn random_strides(rng: &mut SmallRng, sizes: &[u32], broadcast: bool) -> Option<Vec<u32>> {
-    match rng.random_range(0..5) {
-        0 | 1 => None,
-        2 => {
-            let mut s = vec![0u32; sizes.len()];
-            let mut acc = 1u32;
-            for i in (0..sizes.len()).rev() {
-                s[i] = acc;
-                acc = acc * sizes[i] + rng.random_range(0..3);
-            }
-            Some(s)
-        }
-        3 => {
-            let d = sizes.len();
-            let mut order: Vec<usize> = (0..d).collect();
-            for i in (1..d).rev() {
-                order.swap(i, rng.random_range(0..=i));
-            }
-            let mut s = vec![0u32; d];
-            let mut acc = 1u32;
-            for &i in order.iter().rev() {
-                s[i] = acc;
-                acc *= sizes[i];
-            }
-            Some(s)
-        }
-        _ => {
-            let mut s = packed(sizes);
-            for x in s.iter_mut() {
-                if broadcast && rng.random_bool(0.3) {
-                    *x = 0;
-                }
-            }
-            Some(s)
-        }
-    }
-}
-
-fn desc(t: DataType, sizes: &[u32], strides: Option<&[u32]>) -> TensorDesc {
-    match strides {
-        Some(s) => TensorDesc::with_strides(t, sizes, s),
-        None => TensorDesc::new(t, sizes),
-    }
 }
 
 impl Case {
@@ -176,9 +77,7 @@ impl Case {
         let in_strides = random_strides(rng, &sizes, true);
         let input = desc(t, &sizes, in_strides.as_deref());
         let m: u32 = sizes.iter().product();
-        let lead = sizes.iter().take_while(|&&s| s == 1).count();
-        let rank = (dims - lead).max(1);
-        let n = rng.random_range(rank..=dims) as u32;
+        let n = rng.random_range(min_columns(&sizes)..=dims) as u32;
         let out_t = match rng.random_range(0..4) {
             0 => DataType::UInt64,
             1 => DataType::Int64,
@@ -191,10 +90,10 @@ impl Case {
             _ => TensorDesc::new(out_t, &[m, n]),
         };
         let density = [0.0, 0.02, 0.5, 0.97, 1.0][rng.random_range(0..5)];
-        let data = random_bytes(rng, t, input.total_size, density);
+        let data = random_elements(rng, t, input.total_size as usize, density);
         let before = vec![
-            Buf::new(count.total_size, CANARY),
-            Buf::new(coords.total_size, CANARY),
+            Buffer::filled(count.total_size, CANARY),
+            Buffer::filled(coords.total_size, CANARY),
         ];
         let mut want = before.clone();
         let [wc, wr] = &mut want[..] else {
@@ -284,17 +183,17 @@ impl Case {
             InputKind::InPlace => Some(out),
         };
         let input = match kind {
-            InputKind::Bytes => random_bytes(rng, t, in_desc.unwrap().total_size, 0.7),
-            _ => Buf::new(0, 0),
+            InputKind::Bytes => random_elements(rng, t, in_desc.unwrap().total_size as usize, 0.7),
+            _ => Buffer::filled(0usize, 0),
         };
         let mut value = [0u8; 8];
         let nz = rng.random_bool(0.8);
         element(rng, t, nz, &mut value[..t.size()]);
         let (begin, end) = Case::fill(rng, &sizes);
         let before = if kind == InputKind::InPlace {
-            random_bytes(rng, t, out.total_size, 0.7)
+            random_elements(rng, t, out.total_size as usize, 0.7)
         } else {
-            Buf::new(out.total_size, CANARY)
+            Buffer::filled(out.total_size, CANARY)
         };
         let mut want = before.clone();
         let ref_in = match kind {
@@ -308,14 +207,7 @@ impl Case {
              strides {in_strides:?} begin {begin} end {end}"
         );
         Case {
-            desc: OperatorDesc::DiagonalMatrix1 {
-                input: in_desc,
-                output: out,
-                value_data_type: t.raw(),
-                value,
-                diagonal_fill_begin: begin,
-                diagonal_fill_end: end,
-            },
+            desc: diagonal1_op(in_desc, out, value, begin, end),
             input_kind: kind,
             input,
             before: vec![before],
@@ -344,7 +236,7 @@ impl Case {
             2 => 0.0,
             _ => rng.random_range(-300.0f32..300.0),
         };
-        let before = Buf::new(out.total_size, CANARY);
+        let before = Buffer::filled(out.total_size, CANARY);
         let mut want = before.clone();
         reference::diagonal_matrix(&out, want.bytes_mut(), offset, value);
         let what = format!(
@@ -358,7 +250,7 @@ impl Case {
                 value,
             },
             input_kind: InputKind::None,
-            input: Buf::new(0, 0),
+            input: Buffer::filled(0usize, 0),
             before: vec![before],
             want: vec![want],
             what,
@@ -367,7 +259,7 @@ impl Case {
 
     /// Executes `op` (created from this case's desc) on fresh copies of the outputs; returns
     /// them.
-    pub fn execute(&self, op: &Operator) -> directml_subset::Result<Vec<Buf>> {
+    pub fn execute(&self, op: &Operator) -> directml_subset::Result<Vec<Buffer>> {
         let mut outs = self.before.clone();
         let input = match self.input_kind {
             InputKind::None => Input::None,
@@ -384,10 +276,15 @@ impl Case {
     }
 
     /// Panics with a description of the first differing byte unless `got` equals the
-    /// reference's outputs exactly.
-    pub fn check(&self, got: &[Buf], context: &str) {
+    /// reference's outputs exactly, and unless the guards around them are intact.
+    pub fn check(&self, got: &[Buffer], context: &str) {
         for (o, (g, w)) in got.iter().zip(&self.want).enumerate() {
-            if let Some(i) = (0..w.len).find(|&i| g.bytes()[i] != w.bytes()[i]) {
+            assert!(
+                g.guards_intact(),
+                "{context}: output {o} written out of bounds: {}",
+                self.what
+            );
+            if let Some(i) = first_difference(g.bytes(), w.bytes()) {
                 panic!(
                     "{context}: output {o} differs from the reference at byte {i} (got {:#04x}, \
                      want {:#04x}): {}",

@@ -38,8 +38,8 @@ use source::Source;
 
 use super::nonzero::NonZeroPlan;
 use super::simd::{Isa, Word};
-use super::Workers;
 use crate::error::Result;
+use crate::pool::Workers;
 
 /// Runs the operator. `input` holds the input tensor's bytes, `count` and `coords` the outputs';
 /// all are at least their tensor's `TotalTensorSizeInBytes` long and aligned to the element size.

@@ -9,7 +9,7 @@ use crate::op::cost::{self, Bounds, SerialRate};
 use crate::op::kind::OpKind;
 use crate::op::nonzero::NonZeroPlan;
 use crate::op::simd::Word;
-use crate::op::Workers;
+use crate::pool::Workers;
 
 const OP: &str = OpKind::NonZeroCoordinates.name();
 

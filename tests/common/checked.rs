@@ -1,0 +1,77 @@
+//! The reference runners: operators executed through the C API on guarded buffers, every output
+//! byte compared with `directml_subset::reference`.
+
+use directml_subset::dml::*;
+use directml_subset::ffi::dmls_operator;
+use directml_subset::{reference, TensorDesc};
+
+use super::buffer::Buffer;
+use super::capi::{bind, execute_raw, last_error, NONE_BINDING};
+
+/// The one reference runner: executes a NONZERO_COORDINATES operator (a raw handle) on `data`,
+/// with both outputs in fresh guarded buffers starting as `fill`; asserts success, intact guards
+/// and every output byte (the `fill` bytes past the rows included) equal to the reference.
+/// Returns the count and coordinate buffers.
+pub fn run_nonzero_checked(
+    op: *mut dmls_operator,
+    input: &TensorDesc,
+    data: &[u8],
+    count: &TensorDesc,
+    coords: &TensorDesc,
+    fill: u8,
+) -> (Buffer, Buffer) {
+    let mut ib = Buffer::with_bytes(data);
+    let mut cb = Buffer::filled(count.total_size, fill);
+    let mut kb = Buffer::filled(coords.total_size, fill);
+    let (bi, bc, bk) = (ib.binding(), cb.binding(), kb.binding());
+    let hr = execute_raw(op, &[bind(&bi)], &[bind(&bc), bind(&bk)]);
+    assert_eq!(hr, S_OK, "execute: {}", last_error());
+    assert!(ib.guards_intact() && cb.guards_intact() && kb.guards_intact());
+    let mut want_c = vec![fill; count.total_size as usize];
+    let mut want_k = vec![fill; coords.total_size as usize];
+    reference::nonzero_coordinates(input, data, count, coords, &mut want_c, &mut want_k);
+    assert!(
+        cb.bytes() == &want_c[..],
+        "count differs from the reference"
+    );
+    assert!(
+        kb.bytes() == &want_k[..],
+        "coordinates differ from the reference"
+    );
+    (cb, kb)
+}
+
+/// The same for DIAGONAL_MATRIX1 (`input` is the tensor and its bytes, or `None`); returns the
+/// output buffer.
+pub fn run_diag1_checked(
+    op: *mut dmls_operator,
+    input: Option<(&TensorDesc, &[u8])>,
+    output: &TensorDesc,
+    (value, begin, end): ([u8; 8], i32, i32),
+    fill: u8,
+) -> Buffer {
+    let mut ib = input.map(|(_, d)| Buffer::with_bytes(d));
+    let mut ob = Buffer::filled(output.total_size, fill);
+    let bi = ib.as_mut().map(|b| b.binding());
+    let bo = ob.binding();
+    let hr = execute_raw(op, &[bi.as_ref().map_or(NONE_BINDING, bind)], &[bind(&bo)]);
+    assert_eq!(hr, S_OK, "execute: {}", last_error());
+    assert!(ob.guards_intact() && ib.as_ref().is_none_or(Buffer::guards_intact));
+    let mut want = vec![fill; output.total_size as usize];
+    reference::diagonal_matrix1(input, output, &mut want, value, begin, end);
+    assert!(
+        ob.bytes() == &want[..],
+        "DIAGONAL_MATRIX1 output differs from the reference: input {:?}, output {output:?}, \
+         value {value:?}, begin {begin}, end {end}",
+        input.map(|(t, _)| t)
+    );
+    ob
+}
+
+/// The fewest coordinate columns N that NONZERO_COORDINATES accepts for an input of these sizes:
+/// its effective rank (the dimension count without leading dimensions of size 1), at least 1.
+/// The one copy of the rule in the Rust tests.
+pub fn min_columns(sizes: &[u32]) -> usize {
+    let lead = sizes.iter().take_while(|&&s| s == 1).count();
+    (sizes.len() - lead).max(1)
+}
