@@ -84,6 +84,16 @@ pub(crate) struct Workers<'a> {
 }
 
 impl Workers<'_> {
+    /// `threads` workers without a pool: `run` runs on the caller's thread (for tests of the
+    /// scheduling decisions).
+    #[cfg(test)]
+    pub fn without_pool(threads: usize) -> Workers<'static> {
+        Workers {
+            threads,
+            pool: None,
+        }
+    }
+
     /// Runs `f` on one of this device's worker threads, so that the parallel iterators inside
     /// it start from inside the pool instead of each being injected into it from outside while
     /// the caller blocks. A one-thread device runs `f` on the caller's thread. Fails (before

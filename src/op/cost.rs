@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-use super::Workers;
+use crate::pool::Workers;
 
 /// A kernel's serial cost per unit of work, in picoseconds, as a moving average (each new
 /// execution counts one eighth).
@@ -171,15 +171,9 @@ mod tests {
             ceiling: 1000,
         };
         let slow = SerialRate::new(u64::MAX / 4);
-        let one = Workers {
-            threads: 1,
-            pool: None,
-        };
+        let one = Workers::without_pool(1);
         assert!(!parallel_pays(1 << 40, &b, &slow, 1, one), "one thread");
-        let two = Workers {
-            threads: 2,
-            pool: None,
-        };
+        let two = Workers::without_pool(2);
         assert!(!parallel_pays(99, &b, &slow, 1, two), "below the floor");
         assert!(
             parallel_pays(1000, &b, &SerialRate::new(1), 1, two),
