@@ -426,6 +426,31 @@ impl Row {
     fn ratio_min(&self) -> f64 {
         self.m.op_min.as_secs_f64() / self.m.bound_min.as_secs_f64()
     }
+    /// The row as a line of the run's log, or of the Markdown table.
+    fn line(&self, markdown: bool) -> String {
+        let m = &self.m;
+        let (ms, gbs) = (
+            m.op_med.as_secs_f64() * 1e3,
+            m.bytes as f64 / m.op_med.as_secs_f64() / 1e9,
+        );
+        let bound = m.bound_med.as_secs_f64() * 1e3;
+        let (name, th, ratio, pairs, target) = (
+            &self.name,
+            self.threads,
+            self.ratio_min(),
+            m.pair_ratio_med,
+            self.target(),
+        );
+        if markdown {
+            format!("| {name} | {th} | {ms:.2} | {gbs:.1} | {bound:.2} | {ratio:.2} | {pairs:.2} | {target} |")
+        } else {
+            format!(
+                "{name:<36} threads {th:>3}: {ms:>8.3} ms {gbs:>6.2} GB/s  bound {bound:>7.3} ms  \
+                 ratio min/min {ratio:>5.2}  median of pairs {pairs:>5.2}  target {target}"
+            )
+        }
+    }
+
     fn target(&self) -> String {
         if self.target.is_nan() {
             "report".to_string()
@@ -694,18 +719,7 @@ fn main() {
                 m,
                 target: w.target,
             };
-            let m = &row.m;
-            println!(
-                "{:<36} threads {:>3}: {:>8.3} ms {:>6.2} GB/s  bound {:>7.3} ms  ratio min/min {:>5.2}  median of pairs {:>5.2}  target {}",
-                row.name,
-                row.threads,
-                m.op_med.as_secs_f64() * 1e3,
-                m.bytes as f64 / m.op_med.as_secs_f64() / 1e9,
-                m.bound_med.as_secs_f64() * 1e3,
-                row.ratio_min(),
-                m.pair_ratio_med,
-                row.target(),
-            );
+            println!("{}", row.line(false));
             rows.push(row);
         }
     }
@@ -718,18 +732,7 @@ fn main() {
         );
         println!("| --- | --- | --- | --- | --- | --- | --- | --- |");
         for r in &rows {
-            let m = &r.m;
-            println!(
-                "| {} | {} | {:.2} | {:.1} | {:.2} | {:.2} | {:.2} | {} |",
-                r.name,
-                r.threads,
-                m.op_med.as_secs_f64() * 1e3,
-                m.bytes as f64 / m.op_med.as_secs_f64() / 1e9,
-                m.bound_med.as_secs_f64() * 1e3,
-                r.ratio_min(),
-                m.pair_ratio_med,
-                r.target(),
-            );
+            println!("{}", r.line(true));
         }
     }
 }

@@ -42,6 +42,76 @@ const fn tables(row: bool) -> [[[u32; 16]; 16]; 17] {
     t
 }
 
+/// The walk both layouts share: for each word with set bits, while its slices stay `SLACK` rows
+/// short of `end`, moves the cursor line by line (calling `line` on entering one) and calls
+/// `slice(at, x)` for each 16-element slice (both with the layout's `state`), `x` holding the line positions of its set bits
+/// packed to the front and `at` its first row. Returns how many words it wrote and the row
+/// after their rows.
+///
+/// # Safety
+/// The CPU has AVX-512 F and VBMI2, BMI1 and POPCNT (the caller is compiled for them and this
+/// is inlined into it).
+#[inline(always)]
+unsafe fn drive<O: Coord, const N: usize, T>(
+    geo: &Geometry,
+    (words, start): (&[u64], u64),
+    (first, end): (usize, usize),
+    state: &mut T,
+    line: impl Fn(&mut T, &Cursor<O, N>),
+    slice: impl Fn(&T, usize, __m512i),
+) -> (usize, usize) {
+    // SAFETY: the CPU has the features (caller).
+    let iota = unsafe { _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0) };
+    let mut cur = Cursor::<O, N>::at(geo, start);
+    line(state, &cur);
+    let mut row = first;
+    let mut wi = 0;
+    while wi < words.len() {
+        let w = words[wi];
+        if w == 0 {
+            wi += 1;
+            continue;
+        }
+        if row + SLACK > end {
+            break;
+        }
+        let base = start + 64 * wi as u64;
+        let mut bits = w;
+        while bits != 0 {
+            let p = base + u64::from(bits.trailing_zeros());
+            if p >= cur.line_end {
+                cur.reach(geo, p);
+                line(state, &cur);
+            }
+            // The bits of this word in the cursor's line, and the line position of bit 0
+            // (wrapping: bits before the line are not set in `part`).
+            let part = match cur.line_end - base {
+                lim if lim >= 64 => bits,
+                lim => bits & ((1u64 << lim) - 1),
+            };
+            bits &= !part;
+            let off = base.wrapping_sub(cur.line_start) as u32;
+            // The four slices are independent but for their first rows, which come from
+            // popcounts; an empty slice stores rows that the next one rewrites.
+            let mut at = row;
+            for k in 0..4 {
+                let m = (part >> (16 * k)) as u16;
+                // SAFETY: the CPU has the features (caller).
+                let x = unsafe {
+                    let pos =
+                        _mm512_add_epi32(iota, _mm512_set1_epi32(off.wrapping_add(16 * k) as i32));
+                    _mm512_maskz_compress_epi32(m, pos)
+                };
+                slice(state, at, x);
+                at += m.count_ones() as usize;
+            }
+            row += part.count_ones() as usize;
+        }
+        wi += 1;
+    }
+    (wi, row)
+}
+
 /// Writes the rows of `words` (bit i of word w is element `start + 64 w + i`) from row `first`
 /// on, for as long as a word's slices stay `SLACK` rows short of `end`; returns how many words
 /// it wrote and the row after their rows. The caller writes the rest.
@@ -75,77 +145,31 @@ pub(super) unsafe fn walk<O: Coord, const N: usize>(
         lanes[b] = load(&LANE[r][b]);
         xmask[b] = _mm512_cmpeq_epi32_mask(lanes[b], _mm512_set1_epi32(xlane as i32));
     }
-    let iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-    let sixteen = _mm512_set1_epi32(16);
     let out = out.cast::<u32>();
-    let mut cur = Cursor::<O, N>::at(geo, start);
     // The template vectors of the current line: vector b's lanes that are not the line
     // column's.
     let mut tv = [zero; 16];
-    macro_rules! rebuild {
-        () => {
-            // SAFETY: the row is N coordinates of R / N lanes each, R <= 16 lanes in all;
-            // the masked load reads only those.
-            let t = unsafe {
-                _mm512_maskz_loadu_epi32(((1u32 << r) - 1) as u16, cur.row.as_ptr().cast())
-            };
-            for b in 0..r {
-                tv[b] = _mm512_permutexvar_epi32(lanes[b], t);
-            }
-        };
-    }
-    rebuild!();
-    let mut row = first;
-    let mut wi = 0;
-    while wi < words.len() {
-        let w = words[wi];
-        if w == 0 {
-            wi += 1;
-            continue;
+    let line = |tv: &mut [__m512i; 16], cur: &Cursor<O, N>| {
+        // SAFETY: the row is N coordinates of R / N lanes each, R <= 16 lanes in all; the
+        // masked load reads only those.
+        let t =
+            unsafe { _mm512_maskz_loadu_epi32(((1u32 << r) - 1) as u16, cur.row.as_ptr().cast()) };
+        for b in 0..r {
+            tv[b] = _mm512_permutexvar_epi32(lanes[b], t);
         }
-        if row + SLACK > end {
-            break;
+    };
+    let slice = |tv: &[__m512i; 16], at: usize, x: __m512i| {
+        // SAFETY: at + 16 <= end (the rows grow by at most 64 over a word and row + SLACK <=
+        // end at its start): the 16 rows from `at`, R lanes each, are in bounds and ours.
+        let dst = unsafe { out.add(at * r) };
+        for b in 0..r {
+            let v = _mm512_mask_permutexvar_epi32(tv[b], xmask[b], rows[b], x);
+            // SAFETY: as above; vector b is lanes 16b .. 16b + 16 of those rows.
+            unsafe { _mm512_storeu_si512(dst.add(16 * b).cast(), v) };
         }
-        let base = start + 64 * wi as u64;
-        let mut bits = w;
-        while bits != 0 {
-            let p = base + u64::from(bits.trailing_zeros());
-            if p >= cur.line_end {
-                cur.reach(geo, p);
-                rebuild!();
-            }
-            // The bits of this word in the cursor's line, and the line position of bit 0
-            // (wrapping: bits before the line are not set in `part`).
-            let part = match cur.line_end - base {
-                lim if lim >= 64 => bits,
-                lim => bits & ((1u64 << lim) - 1),
-            };
-            bits &= !part;
-            let off = base.wrapping_sub(cur.line_start) as u32;
-            let mut pos = _mm512_add_epi32(iota, _mm512_set1_epi32(off as i32));
-            // The four slices are independent but for their first rows, which come from
-            // popcounts; an empty slice stores rows that the next one rewrites.
-            let mut at = row;
-            for k in 0..4 {
-                let m = (part >> (16 * k)) as u16;
-                let x = _mm512_maskz_compress_epi32(m, pos);
-                pos = _mm512_add_epi32(pos, sixteen);
-                // SAFETY: at + 16 <= end (the rows grow by at most 64 over the word and
-                // row + SLACK <= end at its start): the 16 rows from `at`, R lanes each, are
-                // in bounds and ours.
-                let dst = unsafe { out.add(at * r) };
-                for b in 0..r {
-                    let v = _mm512_mask_permutexvar_epi32(tv[b], xmask[b], rows[b], x);
-                    // SAFETY: as above; vector b is lanes 16b .. 16b + 16 of those rows.
-                    unsafe { _mm512_storeu_si512(dst.add(16 * b).cast(), v) };
-                }
-                at += m.count_ones() as usize;
-            }
-            row += part.count_ones() as usize;
-        }
-        wi += 1;
-    }
-    (wi, row)
+    };
+    // SAFETY: this function has the features `drive` needs.
+    unsafe { drive::<O, N, _>(geo, (words, start), (first, end), &mut tv, line, slice) }
 }
 
 /// [`walk`] for UINT32 coordinates in ONNX Runtime's layout: row r's column c at element
@@ -167,79 +191,35 @@ pub(super) unsafe fn walk_pairs<const N: usize>(
     end: usize,
 ) -> (usize, usize) {
     let xcol = geo.line - geo.first;
-    let iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-    let sixteen = _mm512_set1_epi32(16);
     // Lanes 2i and 2i + 1 of half h take row 8h + i.
     let spread = [
         _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0),
         _mm512_set_epi32(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8),
     ];
     const EVEN: u16 = 0x5555;
-    let mut cur = Cursor::<u32, N>::at(geo, start);
     let mut tv = [_mm512_setzero_si512(); N];
-    macro_rules! rebuild {
-        () => {
-            for c in 0..N {
-                tv[c] = _mm512_set1_epi32(cur.row[c] as i32);
-            }
-        };
-    }
-    rebuild!();
-    let mut row = first;
-    let mut wi = 0;
-    while wi < words.len() {
-        let w = words[wi];
-        if w == 0 {
-            wi += 1;
-            continue;
+    let line = |tv: &mut [__m512i; N], cur: &Cursor<u32, N>| {
+        for (t, &v) in tv.iter_mut().zip(&cur.row) {
+            *t = _mm512_set1_epi32(v as i32);
         }
-        if row + SLACK > end {
-            break;
-        }
-        let base = start + 64 * wi as u64;
-        let mut bits = w;
-        while bits != 0 {
-            let p = base + u64::from(bits.trailing_zeros());
-            if p >= cur.line_end {
-                cur.reach(geo, p);
-                rebuild!();
+    };
+    let slice = |tv: &[__m512i; N], at: usize, x: __m512i| {
+        for (c, &t) in tv.iter().enumerate() {
+            for (h, &s) in spread.iter().enumerate() {
+                let v = if c == xcol {
+                    _mm512_permutexvar_epi32(s, x)
+                } else {
+                    t
+                };
+                // SAFETY: at + 16 <= end (as in `walk`): rows at + 8h .. at + 8h + 8 are in
+                // bounds and ours; their column c is the even elements of the 16 from
+                // 2 (at + 8h) + cs × c, and only those are stored.
+                unsafe {
+                    _mm512_mask_storeu_epi32(out.add(2 * (at + 8 * h) + cs * c).cast(), EVEN, v)
+                };
             }
-            let part = match cur.line_end - base {
-                lim if lim >= 64 => bits,
-                lim => bits & ((1u64 << lim) - 1),
-            };
-            bits &= !part;
-            let off = base.wrapping_sub(cur.line_start) as u32;
-            let mut pos = _mm512_add_epi32(iota, _mm512_set1_epi32(off as i32));
-            let mut at = row;
-            for k in 0..4 {
-                let m = (part >> (16 * k)) as u16;
-                let x = _mm512_maskz_compress_epi32(m, pos);
-                pos = _mm512_add_epi32(pos, sixteen);
-                for (c, &t) in tv.iter().enumerate() {
-                    for (h, &s) in spread.iter().enumerate() {
-                        let v = if c == xcol {
-                            _mm512_permutexvar_epi32(s, x)
-                        } else {
-                            t
-                        };
-                        // SAFETY: at + 16 <= end (as in `walk`): rows at + 8h .. at + 8h + 8
-                        // are in bounds and ours; their column c is the even elements of the
-                        // 16 from 2 (at + 8h) + cs × c, and only those are stored.
-                        unsafe {
-                            _mm512_mask_storeu_epi32(
-                                out.add(2 * (at + 8 * h) + cs * c).cast(),
-                                EVEN,
-                                v,
-                            )
-                        };
-                    }
-                }
-                at += m.count_ones() as usize;
-            }
-            row += part.count_ones() as usize;
         }
-        wi += 1;
-    }
-    (wi, row)
+    };
+    // SAFETY: this function has the features `drive` needs.
+    unsafe { drive::<u32, N, _>(geo, (words, start), (first, end), &mut tv, line, slice) }
 }

@@ -407,6 +407,37 @@ unsafe fn walk_dense<O: Coord, const N: usize, const PACKED: bool, S>(
     debug_assert_eq!(row, end);
 }
 
+impl<O: Coord, const N: usize, const PACKED: bool, S> Rows<'_, O, N, PACKED, S> {
+    /// Writes what an AVX-512 walk left: the words from `done` on, from row `row` on.
+    ///
+    /// # Safety
+    /// As for [`Rows::walk`] on those words and rows `row .. end`; the CPU has AVX2, BMI1 and
+    /// POPCNT.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn rest_avx2(
+        &self,
+        words: &[u64],
+        start: u64,
+        done: usize,
+        row: usize,
+        end: usize,
+        last_col: bool,
+    ) {
+        if done == words.len() {
+            return;
+        }
+        let (rest, at) = (&words[done..], start + 64 * done as u64);
+        // SAFETY: forwarded contract.
+        unsafe {
+            if last_col {
+                walk_avx2::<O, N, PACKED, true, S>(self, rest, at, row, end);
+            } else {
+                walk_avx2::<O, N, PACKED, false, S>(self, rest, at, row, end);
+            }
+        }
+    }
+}
+
 impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_, O, N, PACKED, S> {
     unsafe fn emit(&self, words: &[u64], start: u64, first_row: u64) -> u64 {
         let count: u64 = words.iter().map(|w| u64::from(w.count_ones())).sum();
@@ -455,17 +486,8 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_,
                     end,
                 )
             };
-            if done < words.len() {
-                let (rest, at) = (&words[done..], start + 64 * done as u64);
-                // SAFETY: as for the packed case below.
-                unsafe {
-                    if last_col {
-                        walk_avx2::<O, N, PACKED, true, S>(self, rest, at, row, end);
-                    } else {
-                        walk_avx2::<O, N, PACKED, false, S>(self, rest, at, row, end);
-                    }
-                }
-            }
+            // SAFETY: as for the packed case below.
+            unsafe { self.rest_avx2(words, start, done, row, end, last_col) };
             return count;
         }
         #[cfg(target_arch = "x86_64")]
@@ -480,18 +502,9 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_,
             let (done, row) = unsafe {
                 compress::walk::<O, N>(self.out.as_ptr(), &self.geo, words, start, first, end)
             };
-            if done < words.len() {
-                let (rest, at) = (&words[done..], start + 64 * done as u64);
-                // SAFETY: the rest of the words have `end - row` set bits, for rows
-                // `row .. end`, in bounds and ours as above; the level allows AVX2.
-                unsafe {
-                    if last_col {
-                        walk_avx2::<O, N, PACKED, true, S>(self, rest, at, row, end);
-                    } else {
-                        walk_avx2::<O, N, PACKED, false, S>(self, rest, at, row, end);
-                    }
-                }
-            }
+            // SAFETY: the rest of the words have `end - row` set bits, for rows `row .. end`, in
+            // bounds and ours as above; the level allows AVX2.
+            unsafe { self.rest_avx2(words, start, done, row, end, last_col) };
             return count;
         }
         #[cfg(target_arch = "x86_64")]
