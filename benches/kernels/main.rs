@@ -223,20 +223,31 @@ struct Data {
     outputs: Vec<Buf>,
 }
 
+/// NonZero's input, count and coordinates tensors (`kind` is `Kind::NonZero`).
+fn nonzero_tensors(kind: &Kind) -> [Box<Tensor>; 3] {
+    let Kind::NonZero {
+        dt,
+        sizes,
+        strides,
+        ort,
+        ..
+    } = kind
+    else {
+        unreachable!("NonZero tensors of a DIAGONAL_MATRIX1 workload")
+    };
+    let m: u32 = sizes.iter().product();
+    let n = sizes.len() as u32;
+    [
+        Tensor::new(*dt, sizes, strides.as_deref()),
+        Tensor::new(DML_TENSOR_DATA_TYPE::UINT32, &[1], None),
+        coords_tensor(m, n, *ort),
+    ]
+}
+
 fn make_data(kind: &Kind, rng: &mut SmallRng) -> (Data, Vec<Box<Tensor>>) {
     match kind {
-        Kind::NonZero {
-            dt,
-            sizes,
-            strides,
-            density,
-            ort,
-        } => {
-            let input = Tensor::new(*dt, sizes, strides.as_deref());
-            let m: u32 = sizes.iter().product();
-            let n = sizes.len() as u32;
-            let count = Tensor::new(DML_TENSOR_DATA_TYPE::UINT32, &[1], None);
-            let coords = coords_tensor(m, n, *ort);
+        Kind::NonZero { dt, density, .. } => {
+            let [input, count, coords] = nonzero_tensors(kind);
             let mut ib = Buf::new(input.bytes());
             let b = ib.bytes();
             b.fill(0);
@@ -288,18 +299,10 @@ fn prepare(dev: &Dev, kind: &Kind, data: &mut Data) -> Prepared {
     let mut bindings = vec![];
     let mut tensors = vec![];
     let (op, read, columns, has_count) = match kind {
-        Kind::NonZero {
-            dt,
-            sizes,
-            strides,
-            ort,
-            ..
-        } => {
-            let input = Tensor::new(*dt, sizes, strides.as_deref());
+        Kind::NonZero { dt, sizes, .. } => {
             let m: u32 = sizes.iter().product();
             let n = sizes.len() as u32;
-            let count = Tensor::new(DML_TENSOR_DATA_TYPE::UINT32, &[1], None);
-            let coords = coords_tensor(m, n, *ort);
+            let [input, count, coords] = nonzero_tensors(kind);
             let desc = DML_NONZERO_COORDINATES_OPERATOR_DESC {
                 InputTensor: &input.desc,
                 OutputCountTensor: &count.desc,
