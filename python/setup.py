@@ -10,6 +10,7 @@ import atexit
 import json
 import os
 import re
+import runpy
 import shutil
 import subprocess
 import sys
@@ -28,12 +29,9 @@ HERE = Path(__file__).resolve().parent
 MANIFEST = HERE.parent / "Cargo.toml"
 PACKAGE = "directml_subset"
 
-if sys.platform == "win32":
-    LIBRARY_FILE = "directml_subset.dll"
-elif sys.platform == "darwin":
-    LIBRARY_FILE = "libdirectml_subset.dylib"
-else:
-    LIBRARY_FILE = "libdirectml_subset.so"
+# The file name the package loads (read from the package without importing it: the import
+# needs the library this script builds).
+LIBRARY_FILE = runpy.run_path(str(HERE / PACKAGE / "_library_file.py"))["LIBRARY_FILE"]
 
 
 def crate_version():

@@ -1,11 +1,10 @@
 """The C API of libdirectml_subset through ctypes: loading, DirectML's structs, prototypes.
 
-Nothing here knows about numpy; see ``_tensor.py`` and ``_ops.py`` for that.
+Nothing here knows about numpy; see ``_tensor.py`` and ``_core.py`` for that.
 """
 
 import ctypes
 import os
-import sys
 from ctypes import (
     POINTER,
     Structure,
@@ -25,14 +24,9 @@ from ctypes import (
     c_void_p,
 )
 
-ENV_LIBRARY = "DIRECTML_SUBSET_LIBRARY"
+from ._library_file import LIBRARY_FILE
 
-if sys.platform == "win32":
-    LIBRARY_FILE = "directml_subset.dll"
-elif sys.platform == "darwin":
-    LIBRARY_FILE = "libdirectml_subset.dylib"
-else:
-    LIBRARY_FILE = "libdirectml_subset.so"
+ENV_LIBRARY = "DIRECTML_SUBSET_LIBRARY"
 
 # HRESULTs (Windows' values, as unsigned 32-bit numbers).
 S_OK = 0
@@ -141,26 +135,21 @@ class DML_SCALAR_UNION(Union):
     ]
 
 
+_TENSOR = POINTER(DML_TENSOR_DESC)
+
+
 class DML_NONZERO_COORDINATES_OPERATOR_DESC(Structure):
-    _fields_ = [
-        ("InputTensor", POINTER(DML_TENSOR_DESC)),
-        ("OutputCountTensor", POINTER(DML_TENSOR_DESC)),
-        ("OutputCoordinatesTensor", POINTER(DML_TENSOR_DESC)),
-    ]
+    _fields_ = [("InputTensor", _TENSOR), ("OutputCountTensor", _TENSOR), ("OutputCoordinatesTensor", _TENSOR)]
 
 
 class DML_DIAGONAL_MATRIX_OPERATOR_DESC(Structure):
-    _fields_ = [
-        ("OutputTensor", POINTER(DML_TENSOR_DESC)),
-        ("Offset", c_int32),
-        ("Value", c_float),
-    ]
+    _fields_ = [("OutputTensor", _TENSOR), ("Offset", c_int32), ("Value", c_float)]
 
 
 class DML_DIAGONAL_MATRIX1_OPERATOR_DESC(Structure):
     _fields_ = [
-        ("InputTensor", POINTER(DML_TENSOR_DESC)),
-        ("OutputTensor", POINTER(DML_TENSOR_DESC)),
+        ("InputTensor", _TENSOR),
+        ("OutputTensor", _TENSOR),
         ("ValueDataType", c_uint32),
         ("Value", DML_SCALAR_UNION),
         ("DiagonalFillBegin", c_int32),

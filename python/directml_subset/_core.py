@@ -74,7 +74,26 @@ def feature_level_name(level):
     return f"0x{level:x}"
 
 
-class Device:
+class _Closable:
+    """Closed by `close()`, at the end of a `with` block, or when collected."""
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+class Device(_Closable):
     """A directml_subset device (``dmls_device``).
 
     ``feature_level``: the DirectML feature level to emulate, as ``0x5100``, ``"5_1"``, ``"5.1"``
@@ -162,37 +181,25 @@ class Device:
         if h is not None:
             self._release(h)
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
-
     def __repr__(self):
         state = "closed" if self._handle is None else f"feature_level={self.feature_level_name!r}"
         return f"Device({state}, threads={self.threads}, extensions={self.extensions})"
 
     # The module-level functions as methods.
-    def nonzero_coordinates(self, x, columns=None):
-        return nonzero_coordinates(x, columns, device=self)
+    def nonzero_coordinates(self, x, columns=None, out=None):
+        return nonzero_coordinates(x, columns, device=self, out=out)
 
-    def onnx_nonzero(self, x):
-        return onnx_nonzero(x, device=self)
+    def onnx_nonzero(self, x, out=None):
+        return onnx_nonzero(x, device=self, out=out)
 
     def diagonal_matrix(self, shape, dtype, begin, end, value=1, input=None, out=None):
         return diagonal_matrix(shape, dtype, begin, end, value, input, out, device=self)
 
-    def trilu(self, x, k=0, upper=True):
-        return trilu(x, k, upper, device=self)
+    def trilu(self, x, k=0, upper=True, out=None):
+        return trilu(x, k, upper, device=self, out=out)
 
-    def eye_like(self, x, k=0, dtype=None):
-        return eye_like(x, k, dtype, device=self)
+    def eye_like(self, x, k=0, dtype=None, out=None):
+        return eye_like(x, k, dtype, device=self, out=out)
 
 
 _default = None
@@ -233,7 +240,7 @@ def _device(device):
     return device
 
 
-class _Operator:
+class _Operator(_Closable):
     """A dmls_operator created from an operator desc; released when closed or collected."""
 
     def __init__(self, device, op_type, desc):
@@ -251,18 +258,6 @@ class _Operator:
         h, self.handle = self.handle, None
         if h is not None:
             self._release(h)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 class _Prepared:
@@ -310,55 +305,19 @@ class _Prepared:
         """`run(*addresses)`: one address per bound slot, in slot order."""
         pool, make, handle, n_in, n_out = self._pool, self._block, self.handle, self.n_in, self.n_out
         slots = [3 * i for i, bound in enumerate(self._kinds) if bound]
-        def fail(hr):
-            raise DirectMLError(hr, C.last_error_message(), "dmls_operator_execute")
+        # The bound slots are consecutive (only an optional input comes unbound, and first), so
+        # one extended slice of the Buffer fields patches them all.
+        if slots != list(range(slots[0], slots[-1] + 1, 3)):
+            raise AssertionError(f"bound slots {slots} are not consecutive")
+        buffers = slice(slots[0], slots[-1] + 1, 3)
 
-        if slots == [0]:
-
-            def run(a):
-                blk = pool.pop() if pool else make()
-                blk[0][0] = a
-                hr = _execute(handle, n_in, blk[1], n_out, blk[2])
-                pool.append(blk)
-                if hr < 0:
-                    fail(hr)
-
-        elif slots == [0, 3]:
-
-            def run(a, b):
-                blk = pool.pop() if pool else make()
-                buf = blk[0]
-                buf[0] = a
-                buf[3] = b
-                hr = _execute(handle, n_in, blk[1], n_out, blk[2])
-                pool.append(blk)
-                if hr < 0:
-                    fail(hr)
-
-        elif slots == [0, 3, 6]:
-
-            def run(a, b, c):
-                blk = pool.pop() if pool else make()
-                buf = blk[0]
-                buf[0] = a
-                buf[3] = b
-                buf[6] = c
-                hr = _execute(handle, n_in, blk[1], n_out, blk[2])
-                pool.append(blk)
-                if hr < 0:
-                    fail(hr)
-
-        else:
-
-            def run(*addresses):
-                blk = pool.pop() if pool else make()
-                buf = blk[0]
-                for i, a in zip(slots, addresses):
-                    buf[i] = a
-                hr = _execute(handle, n_in, blk[1], n_out, blk[2])
-                pool.append(blk)
-                if hr < 0:
-                    fail(hr)
+        def run(*addresses):
+            blk = pool.pop() if pool else make()
+            blk[0][buffers] = addresses
+            hr = _execute(handle, n_in, blk[1], n_out, blk[2])
+            pool.append(blk)
+            if hr < 0:
+                raise DirectMLError(hr, C.last_error_message(), "dmls_operator_execute")
 
         return run
 
@@ -412,24 +371,50 @@ def _pick_addr():
 _addr = _pick_addr()
 
 # Native-order numpy dtypes -> DML_TENSOR_DATA_TYPE, for the fast path (bool stores as UINT8).
-_FAST_DT = {np.dtype(k): v for k, v in {
-    np.bool_: C.DT_UINT8, np.uint8: C.DT_UINT8, np.uint16: C.DT_UINT16, np.uint32: C.DT_UINT32,
-    np.uint64: C.DT_UINT64, np.int8: C.DT_INT8, np.int16: C.DT_INT16, np.int32: C.DT_INT32,
-    np.int64: C.DT_INT64, np.float16: C.DT_FLOAT16, np.float32: C.DT_FLOAT32, np.float64: C.DT_FLOAT64,
-}.items()}
+_FAST_DT = T.DATA_TYPES
 
 _tls = threading.local()
 
 
-def _count_scratch():
-    """This thread's buffers for NONZERO_COORDINATES' count (UINT32 and UINT64)."""
-    try:
-        return _tls.count
-    except AttributeError:
-        c32 = (ctypes.c_uint32 * 4)()
-        c64 = (ctypes.c_uint64 * 2)()
-        _tls.count = (c32, ctypes.addressof(c32), c64, ctypes.addressof(c64))
-        return _tls.count
+class _Scratch:
+    """One thread's buffers for NONZERO_COORDINATES: the count (UINT32 or UINT64) and the
+    worst-case coordinate rows (up to SCRATCH_LIMIT bytes, grown on demand, kept between calls).
+    """
+
+    __slots__ = ("_count64", "_count32", "count_addr", "_rows", "_rows_addr")
+
+    def __init__(self):
+        self._count64 = (ctypes.c_uint64 * 2)()
+        self._count32 = (ctypes.c_uint32 * 4).from_buffer(self._count64)
+        self.count_addr = ctypes.addressof(self._count64)
+        self._rows = None
+        self._rows_addr = 0
+
+    def count(self, out_dt):
+        return self._count32[0] if out_dt == C.DT_UINT32 else self._count64[0]
+
+    def rows(self, nbytes):
+        """The address of the rows buffer, at least `nbytes` long."""
+        if self._rows is None or self._rows.nbytes < nbytes:
+            self._rows = None  # the old one goes first
+            self._rows = T.alloc((max(nbytes, 4096),), np.uint8)
+            self._rows_addr = _addr(self._rows)
+        return self._rows_addr
+
+
+def _take_scratch():
+    """This thread's scratch, which the caller holds until `_put_scratch`: a call that starts
+    on this thread meanwhile (from a signal handler or a finalizer) gets a new one, so nothing
+    it writes can reach the holder's rows before they are copied out."""
+    s = getattr(_tls, "scratch", None)
+    if s is None:
+        return _Scratch()
+    _tls.scratch = None
+    return s
+
+
+def _put_scratch(s):
+    _tls.scratch = s
 
 
 def _bind_in(x, dt, total, where):
@@ -459,6 +444,30 @@ def _empty(shape, dtype, total):
     if out.nbytes >= total:
         return out
     return T.alloc(shape, dtype)
+
+
+def _check_array(a, name, shape, dtype, where):
+    """Raises unless `a` (an `input` or `out`) is a numpy array of `shape` and `dtype` (in
+    either byte order), and, for `out`, writeable."""
+    if not isinstance(a, np.ndarray):
+        raise TypeError(f"{where}: {name} must be a numpy array, not {type(a).__name__}")
+    if a.shape != shape:
+        raise ValueError(f"{where}: {name} has shape {a.shape}, expected {shape}")
+    if a.dtype.newbyteorder("=") != dtype.newbyteorder("="):
+        raise TypeError(f"{where}: {name} has dtype {a.dtype}, expected {dtype} (DirectML needs the same type)")
+    if name == "out" and not a.flags.writeable:
+        raise ValueError(f"{where}: out is read-only")
+
+
+def _packed_out(out, total):
+    """Whether the library can write `out` as a packed tensor of `total` bytes: native byte
+    order, C-contiguous, aligned, and `total` bytes known to be there (the total rounds up)."""
+    return (
+        out.dtype.isnative
+        and out.flags.c_contiguous
+        and out.flags.aligned
+        and (out.nbytes >= total or T.bindable(out) is not None)
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -498,20 +507,17 @@ def _make_nonzero(device, shape, dt, strides, columns, out_dt, coords_sizes, cou
     return make
 
 
-_NP_OF = {C.DT_UINT32: np.uint32, C.DT_UINT64: np.uint64, C.DT_INT64: np.int64}
-
-
-def _run_nonzero(device, x, dt, columns, out_dt, where):
+def _run_nonzero(device, x, dt, columns, out_dt, where, out=None):
     """NONZERO_COORDINATES on `x` (native order, ndim >= 1, nonempty) with packed coordinate
-    rows of type `out_dt`; returns the rows as a new C-contiguous ``(count, columns)`` array.
+    rows of type `out_dt`; returns the rows as a C-contiguous ``(count, columns)`` array.
 
     The count is known only after execution, so the rows go to a worst-case ``{M, columns}``
-    buffer: up to SCRATCH_LIMIT bytes, this thread's scratch buffer (reused), whose first
-    ``count`` rows are copied into the result; above, a new array shrunk in place to ``count``
-    rows (``ndarray.resize``, a ``realloc``; the library writes only the first ``count``
-    rows, so the pages after them are never touched). At
-    feature levels below 4.0 all three tensors get 4 or 5 dimensions (leading 1s), as
-    DirectML requires there.
+    buffer. With `out` (checked by `_rows_out`) that is `out`, and the result is the view
+    ``out[:count]``. Otherwise, up to SCRATCH_LIMIT bytes, it is this thread's scratch buffer,
+    whose first ``count`` rows are copied into a new array; above, a new array shrunk in place
+    to ``count`` rows (``ndarray.resize``, a ``realloc``; the library writes only the first
+    ``count`` rows, so the pages after them are never touched). At feature levels below 4.0
+    all three tensors get 4 or 5 dimensions (leading 1s), as DirectML requires there.
     """
     fl3 = device.feature_level < 0x4000
     ndim = x.ndim
@@ -542,26 +548,30 @@ def _run_nonzero(device, x, dt, columns, out_dt, where):
     totals = op.totals
     if strides is None and arr.nbytes < totals[0]:
         arr, addr = _bind_in(arr, dt, totals[0], where)
-    np_dt = _NP_OF[out_dt]
-    c32, a32, c64, a64 = _count_scratch()
-    count_addr = a32 if out_dt == C.DT_UINT32 else a64
-    worst = totals[2]
-    if worst <= SCRATCH_LIMIT:
-        # Into this thread's scratch buffer, then the `count` rows copied out.
-        scratch = _scratch(worst)
-        op.run(addr, count_addr, scratch)
-        count = c32[0] if out_dt == C.DT_UINT32 else c64[0]
-        coords = np.empty((count, columns), np_dt)
-        if count:
-            ctypes.memmove(_addr(coords), scratch, coords.nbytes)
+    scratch = _take_scratch()
+    try:
+        if out is not None:
+            # M rows of `columns` 4- or 8-byte coordinates: exactly the tensor's total.
+            op.run(addr, scratch.count_addr, _addr(out))
+            return out[: scratch.count(out_dt)]
+        np_dt = T.NUMPY_TYPES[out_dt]
+        worst = totals[2]
+        if worst <= SCRATCH_LIMIT:
+            # Into this thread's scratch buffer, then the `count` rows copied out.
+            rows = scratch.rows(worst)
+            op.run(addr, scratch.count_addr, rows)
+            coords = np.empty((scratch.count(out_dt), columns), np_dt)
+            if coords.size:
+                ctypes.memmove(_addr(coords), rows, coords.nbytes)
+            return coords
+        # Into a new worst-case array, shrunk in place to `count` rows: only the rows written
+        # are ever touched (pages past them stay unmapped), nothing is copied.
+        coords = T.alloc_result((m, columns), np_dt)
+        op.run(addr, scratch.count_addr, _addr(coords))
+        coords.resize((scratch.count(out_dt), columns), refcheck=False)
         return coords
-    # Into a new worst-case array, shrunk in place to `count` rows: only the rows written are
-    # ever touched (pages past them stay unmapped), nothing is copied.
-    coords = T.alloc_result((m, columns), np_dt)
-    op.run(addr, count_addr, _addr(coords))
-    count = c32[0] if out_dt == C.DT_UINT32 else c64[0]
-    coords.resize((count, columns), refcheck=False)
-    return coords
+    finally:
+        _put_scratch(scratch)
 
 
 # NONZERO_COORDINATES' worst-case coordinates up to this many bytes go to a per-thread scratch
@@ -570,21 +580,23 @@ def _run_nonzero(device, x, dt, columns, out_dt, where):
 SCRATCH_LIMIT = 16 << 20
 
 
-def _scratch(nbytes):
-    """The address of this thread's scratch buffer, at least `nbytes` long."""
-    try:
-        buf, addr = _tls.scratch
-        if buf.nbytes >= nbytes:
-            return addr
-    except AttributeError:
-        pass
-    size = max(nbytes, 4096)
-    buf = T.alloc((size,), np.uint8)
-    _tls.scratch = (buf, _addr(buf))
-    return _tls.scratch[1]
+def _rows_out(out, shape, dtype, order, where):
+    """Checks a caller's `out` for coordinate rows: a writeable numpy array of `shape` and
+    exactly `dtype`, `order`-contiguous ("C" or "F") and aligned, since the library writes it
+    as one packed tensor."""
+    dtype = np.dtype(dtype)
+    _check_array(out, "out", shape, dtype, where)
+    if out.dtype != dtype:
+        raise TypeError(f"{where}: out has dtype {out.dtype}, expected {dtype} in native byte order")
+    contiguous = out.flags.c_contiguous if order == "C" else out.flags.f_contiguous
+    if not (contiguous and out.flags.aligned):
+        kind = "C-contiguous" if order == "C" else "Fortran-contiguous"
+        raise ValueError(f"{where}: out must be {kind} and aligned (the library writes it as packed rows)")
 
 
-def nonzero_coordinates(x: ArrayLike, columns: Optional[int] = None, device: Optional[Device] = None) -> np.ndarray:
+def nonzero_coordinates(
+    x: ArrayLike, columns: Optional[int] = None, device: Optional[Device] = None, out: Optional[np.ndarray] = None
+) -> np.ndarray:
     """DirectML's ``DML_OPERATOR_NONZERO_COORDINATES``: the coordinates of ``x``'s nonzero elements.
 
     Returns a new C-contiguous array of shape ``(count, columns)``: one row per nonzero
@@ -597,6 +609,12 @@ def nonzero_coordinates(x: ArrayLike, columns: Optional[int] = None, device: Opt
     ``columns`` must lie between ``x``'s effective rank (ignoring leading dimensions of size
     1) and ``x.ndim``, as DirectML requires. ±0.0 is zero; NaN is not.
 
+    ``out`` (optional): a writeable, C-contiguous, aligned array of that type and shape
+    ``(x.size, columns)`` (the most rows there can be), which the library writes directly; the
+    result is then the view ``out[:count]``, which a later call with the same ``out``
+    overwrites. Another shape raises ValueError, another type TypeError, another layout
+    ValueError.
+
     A 0-d input is treated as shape ``[1]`` (DirectML tensors have at least one dimension).
     An empty input skips the library and gives ``(0, columns)``.
     """
@@ -608,41 +626,51 @@ def nonzero_coordinates(x: ArrayLike, columns: Optional[int] = None, device: Opt
     columns = x.ndim if columns is None else operator.index(columns)
     if not 0 <= columns <= C.UINT32_MAX:
         raise ValueError(f"{where}: columns is {columns}, must be a non-negative 32-bit number")
+    # A tensor holds at most 2^32 - 1 elements unless the outputs are 64-bit (an extension):
+    # the coordinates tensor {M, columns} decides.
+    out_dt = C.DT_UINT64 if x.size * max(columns, 1) > C.UINT32_MAX else C.DT_UINT32
+    if out is not None:
+        _rows_out(out, (x.size, columns), T.NUMPY_TYPES[out_dt], "C", where)
     if x.size == 0:
         if not 1 <= columns <= x.ndim:
             raise ValueError(f"{where}: columns is {columns}, must be 1 to {x.ndim} (x.ndim)")
-        return np.empty((0, columns), np.uint32)
-    # A tensor holds at most 2^32 - 1 elements unless the outputs are 64-bit (an extension):
-    # the coordinates tensor {M, columns} decides.
-    wide = x.size * max(columns, 1) > C.UINT32_MAX
-    return _run_nonzero(device, x, dt, columns, C.DT_UINT64 if wide else C.DT_UINT32, where)
+        return np.empty((0, columns), np.uint32) if out is None else out
+    return _run_nonzero(device, x, dt, columns, out_dt, where, out)
 
 
-def onnx_nonzero(x: ArrayLike, device: Optional[Device] = None) -> np.ndarray:
+def onnx_nonzero(x: ArrayLike, device: Optional[Device] = None, out: Optional[np.ndarray] = None) -> np.ndarray:
     """ONNX ``NonZero`` on DirectML's ``DML_OPERATOR_NONZERO_COORDINATES``: the indices of
     ``x``'s nonzero elements as int64 ``[x.ndim, nnz]``.
 
     A 0-d input gives shape ``(0, nnz)`` (ONNX's rule, unlike numpy). Inputs: bool, every
     integer width, float16, float32, float64; other types (strings, complex, bfloat16, ...)
     raise TypeError. NONZERO_COORDINATES writes packed ``{M, rank}`` coordinate rows (its
-    fastest layout) into a worst-case array that is shrunk in place to ``nnz`` rows; the
-    result is that array transposed, a new Fortran-ordered ``[rank, nnz]`` array (no copy;
-    ``np.ascontiguousarray`` makes it C-ordered). With extensions (the default device) the
-    coordinates are INT64; a strict device writes UINT32 rows, converted here to a new int64
-    array. Empty inputs skip the library.
+    fastest layout); the result is those rows transposed, a new Fortran-ordered
+    ``[rank, nnz]`` array (``np.ascontiguousarray`` makes it C-ordered). With extensions (the
+    default device) the coordinates are INT64; a strict device writes UINT32 rows, converted
+    here to int64. Empty inputs skip the library.
+
+    ``out`` (optional): a writeable, Fortran-contiguous, aligned int64 array of shape
+    ``(x.ndim, x.size)`` (the most there can be: ``np.empty((x.ndim, x.size), np.int64,
+    order="F")``); the library writes its rows directly (with extensions; a strict device's
+    UINT32 rows are converted into it), and the result is the view ``out[:, :nnz]``, which a
+    later call with the same ``out`` overwrites. Another shape raises ValueError, another
+    type TypeError, another layout ValueError.
     """
     where = "onnx_nonzero"
     device = _default if device is None and _default is not None else _device(device)
     x, dt = _nonzero_input(x, where)
     ndim = x.ndim
+    if out is not None:
+        _rows_out(out, (ndim, x.size), np.int64, "F", where)
     if ndim == 0:
         count = _onnx_coords(device, x.reshape(1), dt, where).shape[1]
-        return np.zeros((0, count), np.int64)
+        return np.zeros((0, count), np.int64) if out is None else out[:, :count]
     if x.size == 0:
-        return np.zeros((ndim, 0), np.int64)
+        return np.zeros((ndim, 0), np.int64) if out is None else out
     max_dims = 5 if device.feature_level < 0x4000 else C.MAX_DIMS
     if ndim <= max_dims:
-        return _onnx_coords(device, x, dt, where)
+        return _onnx_coords(device, x, dt, where, out)
     # More dimensions than a DirectML tensor has: merge the leading ones (a view when the layout
     # allows, else a copy) and unravel them afterwards.
     keep = max_dims - 1
@@ -650,16 +678,27 @@ def onnx_nonzero(x: ArrayLike, device: Optional[Device] = None) -> np.ndarray:
     merged = x.reshape((-1,) + x.shape[ndim - keep :])
     coords = _onnx_coords(device, merged, dt, where)
     lead = np.unravel_index(coords[0], lead_shape)
-    return np.concatenate([np.stack(lead).astype(np.int64).reshape(len(lead_shape), -1), coords[1:]])
+    if out is None:
+        return np.concatenate([np.stack(lead).astype(np.int64).reshape(len(lead_shape), -1), coords[1:]])
+    res = out[:, : coords.shape[1]]
+    res[: len(lead_shape)] = lead
+    res[len(lead_shape) :] = coords[1:]
+    return res
 
 
-def _onnx_coords(device, x, dt, where):
+def _onnx_coords(device, x, dt, where, out=None):
+    """ONNX NonZero of `x` (1 to 8 dimensions, nonempty) as int64 ``[ndim, nnz]``, in
+    ``out[:, :nnz]`` when `out` (Fortran-ordered ``(ndim, x.size)``) is given."""
     m, n = x.size, x.ndim
+    rows_out = None if out is None else out.T
     if device.extensions or m * n > C.UINT32_MAX:
         # INT64 rows (a strict device refuses them, naming the flag).
-        return _run_nonzero(device, x, dt, n, C.DT_INT64, where).T
+        return _run_nonzero(device, x, dt, n, C.DT_INT64, where, rows_out).T
     rows = _run_nonzero(device, x, dt, n, C.DT_UINT32, where)
-    return rows.T.astype(np.int64, order="C")
+    if out is None:
+        return rows.T.astype(np.int64, order="C")
+    rows_out[: len(rows)] = rows
+    return out[:, : len(rows)]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -762,46 +801,44 @@ def _diagonal1_op(device, dt, shape, in_strides, has_input, out_strides, value, 
 
 
 def _run_diagonal1(device, dt, shape, begin, end, value, x, out_array, where, out_dt):
-    """DIAGONAL_MATRIX1 into `out_array` (or a new array), with `x` the input (native-order
-    storage) or None; `value` is (union, bytes)."""
+    """DIAGONAL_MATRIX1 into `out_array` (native order; or a new array of `out_dt`), with `x`
+    the input (native-order storage) or None; `value` is (union, bytes). An `out_array` the
+    library cannot write as it is laid out, or that overlaps `x` other than exactly (in
+    place), gets the result through a temporary."""
     x_arr = x_addr = x_strides = None
-    if x is not None:
+    has_input = x is not None
+    if has_input:
         x_arr, x_addr, x_strides = _input_layout(x, dt, where)
-    out_strides = None
-    out_addr = None
-    temp = False
+    out_addr = out_strides = None
     if out_array is not None:
-        strides = T.bindable(out_array)
-        if strides is not None:
-            out_strides = None if out_array.flags.c_contiguous else strides
-            out_addr = _addr(out_array)
-            if x_arr is not None:
-                x_total = T.TensorDesc(dt, shape, x_strides, where).total
-                o_total = T.TensorDesc(dt, shape, out_strides, where).total
-                overlaps = x_addr < out_addr + o_total and out_addr < x_addr + x_total
-                if overlaps:
-                    same = x_addr == out_addr and _norm(shape, x_strides) == _norm(shape, out_strides)
-                    if not same:
-                        out_addr = None
-        if out_addr is None:
-            temp = True
-            out_strides = None
-    op = _diagonal1_op(device, dt, shape, x_strides, x is not None, out_strides, value, begin, end, where)
-    if x_arr is not None and x_strides is None and x_arr.nbytes < op.totals[0]:
-        if out_addr is not None and out_addr == x_addr:
-            pass  # in place: `out` was checked by T.bindable to hold the total
+        if out_array.flags.c_contiguous and out_array.flags.aligned:
+            out_addr = _addr(out_array)  # its length against the total: below
         else:
-            x_arr, x_addr = _bind_in(x_arr, dt, op.totals[0], where)
+            out_strides = T.bindable(out_array)
+            if out_strides is not None:
+                out_addr = _addr(out_array)
+    op = _diagonal1_op(device, dt, shape, x_strides, has_input, out_strides, value, begin, end, where)
+    if out_addr is not None:
+        in_total, out_total = op.totals
+        if out_strides is None and out_array.nbytes < out_total and T.bindable(out_array) is None:
+            out_addr = None  # too little memory known to follow it for the rounded-up total
+        elif has_input and x_addr < out_addr + out_total and out_addr < x_addr + in_total:
+            if not (x_addr == out_addr and _norm(shape, x_strides) == _norm(shape, out_strides)):
+                out_addr = None  # overlaps the input, and not exactly
+        if out_addr is None and out_strides is not None:
+            op = _diagonal1_op(device, dt, shape, x_strides, has_input, None, value, begin, end, where)
+    if has_input and x_strides is None and x_arr.nbytes < op.totals[0] and out_addr != x_addr:
+        # Too short for the rounded-up total (in place, `out` was found long enough above).
+        x_arr, x_addr = _bind_in(x_arr, dt, op.totals[0], where)
+    res = out_array
     if out_addr is None:
         res = _empty(shape, out_dt, op.totals[1])
         out_addr = _addr(res)
-    else:
-        res = out_array
-    if x_arr is None:
-        op.run(out_addr)
-    else:
+    if has_input:
         op.run(x_addr, out_addr)
-    if temp:
+    else:
+        op.run(out_addr)
+    if out_array is not None and res is not out_array:
         out_array[...] = res
         return out_array
     return res
@@ -871,48 +908,60 @@ def diagonal_matrix(
     begin = _int32(begin, "begin", where)
     end = _int32(end, "end", where)
     for name, a in (("input", input), ("out", out)):
-        if a is None:
-            continue
-        if a.shape != shape:
-            raise ValueError(f"{where}: {name} has shape {a.shape}, expected {shape}")
-        if a.dtype.newbyteorder("=") != dtype.newbyteorder("="):
-            raise TypeError(f"{where}: {name} has dtype {a.dtype}, expected {dtype} (DirectML needs the same type)")
-    if out is not None and not out.flags.writeable:
-        raise ValueError(f"{where}: out is read-only")
+        if a is not None:
+            _check_array(a, name, shape, dtype, where)
     value = _scalar(value, dtype, where)
     if 0 in shape:
         return out if out is not None else np.empty(shape, dtype)
     T.check_sizes(shape, where)
+    return _diagonal1(device, dt, shape, dtype, begin, end, value, input, out, where)
+
+
+def _diagonal1(device, dt, shape, dtype, begin, end, value, input, out, where):
+    """DIAGONAL_MATRIX1 of `shape` (nonempty) and `dtype` (native order) with `input` and
+    `out` checked (each may be None); returns `out` or a new array."""
     x = None if input is None else T.storage(input)
-    out_storage = None
-    if out is not None:
-        out_storage = out.view(np.uint8) if dtype.kind == "b" else out
-        if not out.dtype.isnative:
-            out_storage = None
-    if out is not None and out_storage is None:
-        res = _run_diagonal1(device, dt, shape, begin, end, value, x, None, where, dtype.newbyteorder("="))
-        out[...] = res
+    boolean = dtype.kind == "b"
+    if out is not None and not out.dtype.isnative:
+        out[...] = _run_diagonal1(device, dt, shape, begin, end, value, x, None, where, dtype)
         return out
-    storage_dtype = np.uint8 if dtype.kind == "b" else dtype
-    res = _run_diagonal1(device, dt, shape, begin, end, value, x, out_storage, where, storage_dtype)
+    out_storage = None if out is None else out.view(np.uint8) if boolean else out
+    res = _run_diagonal1(device, dt, shape, begin, end, value, x, out_storage, where, np.uint8 if boolean else dtype)
     if out is not None:
         return out
-    return res.view(np.bool_) if dtype.kind == "b" else res
+    return res.view(np.bool_) if boolean else res
 
 
 _ZERO = (_ZERO_UNION, b"")
 
 
-def trilu(x: ArrayLike, k: int = 0, upper: bool = True, device: Optional[Device] = None) -> np.ndarray:
+def _matrix_args(shape, k, out, dtype, where):
+    """trilu's and eye_like's common checks: at least 2 dimensions, `out` (when given) of
+    `shape` and `dtype`; returns `k` as an int."""
+    if len(shape) < 2:
+        raise ValueError(f"{where}: input has {len(shape)} dimensions, needs at least 2")
+    if out is not None:
+        _check_array(out, "out", shape, dtype, where)
+    return k if k.__class__ is int else operator.index(k)
+
+
+def trilu(
+    x: ArrayLike, k: int = 0, upper: bool = True, device: Optional[Device] = None, out: Optional[np.ndarray] = None
+) -> np.ndarray:
     """ONNX ``Trilu`` on DirectML's ``DML_OPERATOR_DIAGONAL_MATRIX1``: the upper
     (``x - y >= k``) or lower (``x - y <= k``) triangle of the last two dimensions of ``x``,
-    zeros elsewhere, as a new array.
+    zeros elsewhere, as a new array (or in ``out``).
 
     Runs as ONNX Runtime's DirectML provider does: DIAGONAL_MATRIX1 with ``x`` as input, Value
     0, and DiagonalFillBegin/End = INT32_MIN/k (upper) or k+1/INT32_MAX (lower). ``k`` is
     first clamped to ``[-rows, columns]`` (any k beyond gives the same result), so every
     Python int works. Inputs of 2 to 4 dimensions go to the library as they are; more
     dimensions are merged into one batch dimension. Empty inputs skip the library.
+
+    ``out`` (optional): a writeable array of ``x``'s shape and type that receives the result
+    and is returned, as for ``diagonal_matrix``: the library writes it directly when DirectML
+    can express its layout, else through a temporary; it may be ``x`` itself (in place).
+    Another shape raises ValueError, another type TypeError.
     """
     where = "trilu"
     device = _default if device is None and _default is not None else _device(device)
@@ -925,12 +974,9 @@ def trilu(x: ArrayLike, k: int = 0, upper: bool = True, device: Optional[Device]
         x = T.storage(x)
     shape = x.shape
     ndim = len(shape)
-    if ndim < 2:
-        raise ValueError(f"{where}: input has {ndim} dimensions, needs at least 2")
-    if k.__class__ is not int:
-        k = operator.index(k)
+    k = _matrix_args(shape, k, out, dtype, where)
     if x.size == 0:
-        return np.empty(shape, dtype)
+        return np.empty(shape, dtype) if out is None else out
     h, w = shape[-2:]
     if h > 2**31 or w > C.INT32_MAX - 1:
         raise ValueError(
@@ -946,10 +992,22 @@ def trilu(x: ArrayLike, k: int = 0, upper: bool = True, device: Optional[Device]
         T.check_sizes(x.shape, where)
     elif max(shape) > C.UINT32_MAX:
         T.check_sizes(shape, where)
+    if out is not None:
+        merged = out if ndim <= 4 else _view_as(out, x.shape)
+        res = _diagonal1(device, dt, x.shape, dtype.newbyteorder("="), begin, end, _ZERO, x, merged, where)
+        if merged is None:
+            out[...] = res.reshape(shape)
+        return out
     res = _run_diagonal1(device, dt, x.shape, begin, end, _ZERO, x, None, where, x.dtype)
     if ndim > 4:
         res = res.reshape(shape)
     return res.view(np.bool_) if dtype.kind == "b" and res.dtype.kind != "b" else res
+
+
+def _view_as(a, shape):
+    """`a` reshaped to `shape` as a view of its memory, or None when that takes a copy."""
+    v = a.reshape(shape)
+    return v if np.may_share_memory(v, a) else None
 
 
 def _make_diagonal(device, dt, dims, k, where):
@@ -961,16 +1019,27 @@ def _make_diagonal(device, dt, dims, k, where):
     return make
 
 
-def eye_like(x: ArrayLike, k: int = 0, dtype: Optional[DTypeLike] = None, device: Optional[Device] = None) -> np.ndarray:
+def eye_like(
+    x: ArrayLike,
+    k: int = 0,
+    dtype: Optional[DTypeLike] = None,
+    device: Optional[Device] = None,
+    out: Optional[np.ndarray] = None,
+) -> np.ndarray:
     """ONNX ``EyeLike`` on DirectML's ``DML_OPERATOR_DIAGONAL_MATRIX`` (not DIAGONAL_MATRIX1):
-    a new array shaped like ``x`` with ones where ``column - row == k`` (in the last two
-    dimensions) and zeros elsewhere, of ``dtype`` (default ``x.dtype``).
+    a new array (or ``out``) shaped like ``x`` with ones where ``column - row == k`` (in the
+    last two dimensions) and zeros elsewhere, of ``dtype`` (default ``x.dtype``).
 
     Runs as ONNX Runtime's DirectML provider does: DIAGONAL_MATRIX with Offset k and Value 1.
     ``k`` is clamped to ``[-rows, columns]`` first. ONNX defines EyeLike for 2 dimensions;
     2 to 4 go to the library as they are (a batch of matrices), more are merged into one batch
     dimension. At feature levels below 4.0 the output gets 4 dimensions (leading 1s), as
     DirectML requires there. Empty inputs skip the library.
+
+    ``out`` (optional): a writeable array of ``x``'s shape and the result's type that
+    receives the result and is returned; the library writes it directly when it is
+    C-contiguous, aligned and in native byte order, else through a temporary. Another shape
+    raises ValueError, another type TypeError.
     """
     where = "eye_like"
     device = _default if device is None and _default is not None else _device(device)
@@ -986,12 +1055,9 @@ def eye_like(x: ArrayLike, k: int = 0, dtype: Optional[DTypeLike] = None, device
     if dt is None:
         dt = T.data_type(dtype, where)
     shape = x.shape
-    if len(shape) < 2:
-        raise ValueError(f"{where}: input has {len(shape)} dimensions, needs at least 2")
-    if k.__class__ is not int:
-        k = operator.index(k)
+    k = _matrix_args(shape, k, out, dtype, where)
     if x.size == 0:
-        return np.zeros(shape, dtype)
+        return np.zeros(shape, dtype) if out is None else out
     h, w = shape[-2:]
     if h > 2**31 or w > C.INT32_MAX:
         raise ValueError(f"{where}: a {h}x{w} matrix has diagonals beyond DirectML's 32-bit Offset")
@@ -1004,7 +1070,14 @@ def eye_like(x: ArrayLike, k: int = 0, dtype: Optional[DTypeLike] = None, device
     if op is None or device._handle is None:
         T.check_sizes(dims, where)
         op = _prepared(device, key, _make_diagonal(device, dt, dims, k, where))
-    # bool is written as UINT8 0 and 1, which are numpy's bools.
-    out = _empty(shape, dtype, op.totals[0])
-    op.run(_addr(out))
-    return out
+    # bool is written as UINT8 0 and 1, which are numpy's bools. `dims` has `shape`'s elements,
+    # so a C-contiguous `out` is that tensor.
+    if out is not None and _packed_out(out, op.totals[0]):
+        op.run(_addr(out))
+        return out
+    res = _empty(shape, dtype, op.totals[0])
+    op.run(_addr(res))
+    if out is not None:
+        out[...] = res
+        return out
+    return res

@@ -1,57 +1,35 @@
 """numpy arrays as DirectML buffer tensors: data types, strides, sizes and buffer bindings."""
 
 import ctypes
-import sys
 
 import numpy as np
 
 from . import _capi as C
 
-# numpy (kind, itemsize) -> DML_TENSOR_DATA_TYPE. bool is passed as UINT8 (numpy stores it as
-# one byte holding 0 or 1).
-_DATA_TYPES = {
-    ("b", 1): C.DT_UINT8,
-    ("u", 1): C.DT_UINT8,
-    ("u", 2): C.DT_UINT16,
-    ("u", 4): C.DT_UINT32,
-    ("u", 8): C.DT_UINT64,
-    ("i", 1): C.DT_INT8,
-    ("i", 2): C.DT_INT16,
-    ("i", 4): C.DT_INT32,
-    ("i", 8): C.DT_INT64,
-    ("f", 2): C.DT_FLOAT16,
-    ("f", 4): C.DT_FLOAT32,
-    ("f", 8): C.DT_FLOAT64,
+# DML_TENSOR_DATA_TYPE -> the numpy type holding it.
+NUMPY_TYPES = {
+    C.DT_FLOAT32: np.float32,
+    C.DT_FLOAT16: np.float16,
+    C.DT_FLOAT64: np.float64,
+    C.DT_UINT8: np.uint8,
+    C.DT_UINT16: np.uint16,
+    C.DT_UINT32: np.uint32,
+    C.DT_UINT64: np.uint64,
+    C.DT_INT8: np.int8,
+    C.DT_INT16: np.int16,
+    C.DT_INT32: np.int32,
+    C.DT_INT64: np.int64,
 }
 
-DATA_TYPE_NAMES = {
-    C.DT_FLOAT32: "FLOAT32",
-    C.DT_FLOAT16: "FLOAT16",
-    C.DT_UINT32: "UINT32",
-    C.DT_UINT16: "UINT16",
-    C.DT_UINT8: "UINT8",
-    C.DT_INT32: "INT32",
-    C.DT_INT16: "INT16",
-    C.DT_INT8: "INT8",
-    C.DT_FLOAT64: "FLOAT64",
-    C.DT_UINT64: "UINT64",
-    C.DT_INT64: "INT64",
-}
+ITEMSIZE = {dt: np.dtype(t).itemsize for dt, t in NUMPY_TYPES.items()}
 
-ITEMSIZE = {
-    C.DT_FLOAT32: 4,
-    C.DT_FLOAT16: 2,
-    C.DT_UINT32: 4,
-    C.DT_UINT16: 2,
-    C.DT_UINT8: 1,
-    C.DT_INT32: 4,
-    C.DT_INT16: 2,
-    C.DT_INT8: 1,
-    C.DT_FLOAT64: 8,
-    C.DT_UINT64: 8,
-    C.DT_INT64: 8,
-}
-
+# Native-order numpy dtypes -> DML_TENSOR_DATA_TYPE. bool is passed as UINT8 (numpy stores it
+# as one byte holding 0 or 1).
+DATA_TYPES = {np.dtype(t): dt for dt, t in NUMPY_TYPES.items()}
+DATA_TYPES[np.dtype(np.bool_)] = C.DT_UINT8
+# The same by (kind, itemsize), for dtypes that are not those objects (other byte order,
+# platform aliases).
+_BY_KIND = {(d.kind, d.itemsize): dt for d, dt in DATA_TYPES.items()}
 
 # A type of each element size, for buffer sizes (which depend only on the element size).
 DATA_TYPE_OF_ITEMSIZE = {1: C.DT_UINT8, 2: C.DT_UINT16, 4: C.DT_UINT32, 8: C.DT_UINT64}
@@ -68,7 +46,7 @@ def data_type(dtype, where):
     dtype = np.dtype(dtype)
     dt = None
     if dtype.fields is None and dtype.subdtype is None:
-        dt = _DATA_TYPES.get((dtype.kind, dtype.itemsize))
+        dt = _BY_KIND.get((dtype.kind, dtype.itemsize))
     if dt is None:
         raise TypeError(
             f"{where}: element type {_type_label(dtype)} has no DirectML tensor type; "
@@ -207,22 +185,13 @@ def alloc_result(shape, dtype):
 
 
 class Bound:
-    """A numpy array bound to a tensor: the desc, the binding and the array (kept alive)."""
+    """A numpy array bound to a tensor: the array (kept alive), its address and its desc."""
 
     def __init__(self, array, desc, copied):
         self.array = array
         self.desc = desc
         self.copied = copied
         self.address = array.ctypes.data
-        self.binding = C.DML_BUFFER_BINDING(self.address, 0, desc.total)
-        self.binding_desc = C.DML_BINDING_DESC(C.DML_BINDING_TYPE_BUFFER, ctypes.addressof(self.binding))
-
-    @property
-    def end(self):
-        return self.address + self.desc.total
-
-    def overlaps(self, other):
-        return self.address < other.end and other.address < self.end
 
 
 def bindable(a):
@@ -254,7 +223,8 @@ def bind_input(x, dt, where="directml_subset"):
         total = buffer_tensor_size(DATA_TYPE_OF_ITEMSIZE[x.itemsize], sizes, strides)
         if x.ctypes.data + total <= known_end(x):
             return Bound(x, TensorDesc(dt, sizes, None if packed else strides, where), False)
-        span = (1 + sum((s - 1) * st for s, st in zip(sizes, strides))) * x.itemsize
+        low, high = _byte_bounds(x)
+        span = high - low  # the bytes numpy says x spans (strides are non-negative here)
         raw = alloc((total,), np.uint8)
         ctypes.memmove(raw.ctypes.data, x.ctypes.data, span)
         y = np.lib.stride_tricks.as_strided(
@@ -264,10 +234,3 @@ def bind_input(x, dt, where="directml_subset"):
     y = alloc(x.shape, x.dtype)
     y[...] = x
     return Bound(y, TensorDesc(dt, sizes, None, where), True)
-
-
-def bind_output(array, desc):
-    return Bound(array, desc, False)
-
-
-LITTLE_ENDIAN = sys.byteorder == "little"

@@ -1,8 +1,10 @@
 """Random arrays of every type and layout for the tests."""
 
 import sys
+import threading
 
 import numpy as np
+import pytest
 
 import directml_subset
 from directml_subset import _tensor
@@ -24,6 +26,31 @@ LAYOUTS = [
     "unaligned",
     "byteswapped",
 ]
+
+
+def every_type_and_layout(test):
+    """Parametrizes `test(rng, dtype, kind)` with every type and every layout."""
+    test = pytest.mark.parametrize("dtype", ALL_TYPES, ids=lambda t: np.dtype(t).name)(test)
+    return pytest.mark.parametrize("kind", LAYOUTS)(test)
+
+
+def run_threads(work, args):
+    """Runs `work(arg)` on one thread per arg, all at once; fails with the first exception a
+    thread raised."""
+    errors = []
+
+    def body(arg):
+        try:
+            work(arg)
+        except BaseException as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=body, args=(a,)) for a in args]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
 
 
 def values(rng, dtype, shape, density=None):
@@ -132,7 +159,17 @@ def random_shape(rng, ndim, max_size=5, min_size=1, max_elements=5000):
     return tuple(shape)
 
 
+def random_shapes(rng, count, ndims, sizes, max_elements=5000):
+    """`count` random shapes of `ndims[0]` to `ndims[1] - 1` dimensions, each with sizes up to
+    one of `sizes` (picked per shape) and at most `max_elements` elements."""
+    for _ in range(count):
+        ndim = int(rng.integers(*ndims))
+        yield random_shape(rng, ndim, max_size=int(rng.choice(sizes)), max_elements=max_elements)
+
+
 def effective_rank(shape):
+    """The rank DirectML's NONZERO_COORDINATES counts (leading 1s dropped): the test's oracle
+    for which `columns` are valid; the package itself leaves that check to the library."""
     lead = 0
     for s in shape:
         if s != 1:

@@ -2,13 +2,13 @@
 
 import ctypes
 import os
-import threading
 
 import numpy as np
 import pytest
 
 import directml_subset as dml
 from directml_subset import DirectMLError, _capi, _tensor
+from _util import run_threads
 
 
 def test_loaded_from_the_environment_variable():
@@ -113,25 +113,16 @@ def test_methods_mirror_functions(rng):
 
 def test_many_python_threads_share_a_device(rng):
     arrays = [(rng.random((50, 60)) < 0.4).astype(np.int32) for _ in range(8)]
-    errors = []
 
     def work(a):
-        try:
-            for _ in range(20):
-                np.testing.assert_array_equal(dml.onnx_nonzero(a), np.array(np.nonzero(a)))
-                np.testing.assert_array_equal(dml.trilu(a, 1), np.triu(a, 1))
-            # A failure on one thread: its message is that thread's own.
-            with pytest.raises(DirectMLError, match="DimensionCount is 1"):
-                dml.diagonal_matrix((3,), np.int32, 0, 1)
-        except BaseException as e:  # reported below
-            errors.append(e)
+        for _ in range(20):
+            np.testing.assert_array_equal(dml.onnx_nonzero(a), np.array(np.nonzero(a)))
+            np.testing.assert_array_equal(dml.trilu(a, 1), np.triu(a, 1))
+        # A failure on one thread: its message is that thread's own.
+        with pytest.raises(DirectMLError, match="DimensionCount is 1"):
+            dml.diagonal_matrix((3,), np.int32, 0, 1)
 
-    threads = [threading.Thread(target=work, args=(a,)) for a in arrays]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors[0]
+    run_threads(work, arrays)
 
 
 def test_buffer_sizes_come_from_the_library(rng, monkeypatch):

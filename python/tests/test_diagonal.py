@@ -5,7 +5,7 @@ import pytest
 
 import directml_subset as dml
 from directml_subset import DirectMLError
-from _util import ALL_TYPES, LAYOUTS, copies_on_bind, layout, random_shape, tail_overrun, values
+from _util import ALL_TYPES, copies_on_bind, every_type_and_layout, layout, random_shape, random_shapes, tail_overrun, values
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
@@ -65,19 +65,16 @@ def ref_eye(shape, k, dtype):
 
 @pytest.mark.parametrize("dtype", ALL_TYPES, ids=lambda t: np.dtype(t).name)
 def test_diagonal_matrix_without_input(rng, dtype):
-    for _ in range(12):
-        shape = random_shape(rng, int(rng.integers(2, 5)), max_size=int(rng.choice([3, 7, 40])), max_elements=60000)
+    for shape in random_shapes(rng, 12, (2, 5), [3, 7, 40], max_elements=60000):
         begin, end = random_bound(rng), random_bound(rng)
         value = random_value(rng, dtype)
         got = dml.diagonal_matrix(shape, dtype, begin, end, value)
         assert_same(got, ref_diagonal(shape, dtype, begin, end, value))
 
 
-@pytest.mark.parametrize("kind", LAYOUTS)
-@pytest.mark.parametrize("dtype", ALL_TYPES, ids=lambda t: np.dtype(t).name)
+@every_type_and_layout
 def test_diagonal_matrix_with_input(rng, dtype, kind):
-    for _ in range(4):
-        shape = random_shape(rng, int(rng.integers(2, 5)), max_size=int(rng.choice([3, 6, 33])), max_elements=60000)
+    for shape in random_shapes(rng, 4, (2, 5), [3, 6, 33], max_elements=60000):
         a, copy = layout(rng, dtype, shape, kind)
         assert copies_on_bind(a) == (copy or tail_overrun(a))
         begin, end = random_bound(rng), random_bound(rng)
@@ -178,12 +175,10 @@ def test_diagonal_matrix_doc_examples():
     )
 
 
-@pytest.mark.parametrize("kind", LAYOUTS)
-@pytest.mark.parametrize("dtype", ALL_TYPES, ids=lambda t: np.dtype(t).name)
+@every_type_and_layout
 def test_trilu_matches_numpy(rng, dtype, kind):
-    for _ in range(4):
-        ndim = int(rng.integers(2, 7))
-        shape = random_shape(rng, ndim, max_size=int(rng.choice([2, 5, 30])))
+    for shape in random_shapes(rng, 4, (2, 7), [2, 5, 30]):
+        ndim = len(shape)
         if ndim > 4:
             shape = random_shape(rng, ndim, max_size=3)
         a, _ = layout(rng, dtype, shape, kind)

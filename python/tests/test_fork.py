@@ -1,7 +1,7 @@
 """fork() safety: devices whose worker threads ran in the parent work in forked children.
 
 The parent runs ``nonzero_coordinates`` on a 2048 x 2048 array (large enough for the library's
-parallel path) on the default device and on a device with its own two-thread pool, then forks
+parallel path; a part of it through the thread's scratch buffer, one into ``out=``) on the default device and on a device with its own two-thread pool, then forks
 (``os.fork`` and ``multiprocessing`` with the fork start method); the children run the same and
 more, and every result is compared with numpy. A child that hangs is killed after a deadline,
 so a regression fails instead of hanging the suite.
@@ -39,6 +39,14 @@ def check(x, device=None):
     want = np.argwhere(x)
     if got.shape != want.shape or not np.array_equal(got, want):
         raise AssertionError(f"nonzero_coordinates differs from numpy: {got.shape} vs {want.shape}")
+    # Rows that fit this thread's scratch buffer (kept across calls, so a forked child starts
+    # with its parent's), and rows written into the caller's `out`.
+    small = x[:300]
+    if not np.array_equal(dml.nonzero_coordinates(small, device=device), np.argwhere(small)):
+        raise AssertionError("nonzero_coordinates through the scratch buffer differs from numpy")
+    out = np.empty((2, small.size), np.int64, order="F")
+    if not np.array_equal(dml.onnx_nonzero(small, device=device, out=out), np.nonzero(small)):
+        raise AssertionError("onnx_nonzero into out differs from numpy")
     eye = dml.diagonal_matrix((1024, 1024), np.float32, -1, 2, value=2.5, device=device)
     x_minus_y = np.subtract.outer(np.arange(1024), np.arange(1024)).T  # [y, x] = x - y
     want_eye = np.where((x_minus_y >= -1) & (x_minus_y < 2), 2.5, 0).astype(np.float32)

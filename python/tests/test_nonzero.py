@@ -7,12 +7,13 @@ import directml_subset as dml
 from directml_subset import DirectMLError
 from _util import (
     ALL_TYPES,
-    LAYOUTS,
     WIDE_TYPES,
     copies_on_bind,
     effective_rank,
+    every_type_and_layout,
     layout,
     random_shape,
+    random_shapes,
     strict_device,
     tail_overrun,
     values,
@@ -29,12 +30,10 @@ def expected_onnx(a):
     return np.array(np.nonzero(a), dtype=np.int64).reshape(a.ndim, -1)
 
 
-@pytest.mark.parametrize("kind", LAYOUTS)
-@pytest.mark.parametrize("dtype", ALL_TYPES, ids=lambda t: np.dtype(t).name)
+@every_type_and_layout
 def test_nonzero_coordinates_matches_numpy(rng, dtype, kind):
-    for _ in range(6):
-        ndim = int(rng.integers(1, 9))
-        shape = random_shape(rng, ndim, max_size=int(rng.choice([2, 3, 6])))
+    for shape in random_shapes(rng, 6, (1, 9), [2, 3, 6]):
+        ndim = len(shape)
         a, copy = layout(rng, dtype, shape, kind)
         assert copies_on_bind(a) == (copy or tail_overrun(a)), (kind, a.shape, a.strides)
         rank = effective_rank(shape)
@@ -48,13 +47,11 @@ def test_nonzero_coordinates_matches_numpy(rng, dtype, kind):
         np.testing.assert_array_equal(dml.nonzero_coordinates(a), expected_coords(a, ndim))
 
 
-@pytest.mark.parametrize("kind", LAYOUTS)
-@pytest.mark.parametrize("dtype", ALL_TYPES, ids=lambda t: np.dtype(t).name)
+@every_type_and_layout
 def test_onnx_nonzero_matches_numpy(rng, dtype, kind):
     strict = strict_device()
-    for _ in range(6):
-        ndim = int(rng.integers(1, 9))
-        shape = random_shape(rng, ndim, max_size=int(rng.choice([2, 3, 6])))
+    for shape in random_shapes(rng, 6, (1, 9), [2, 3, 6]):
+        ndim = len(shape)
         a, _ = layout(rng, dtype, shape, kind)
         want = expected_onnx(a)
         got = dml.onnx_nonzero(a)

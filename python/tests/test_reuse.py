@@ -4,7 +4,6 @@ must not: results belong to the caller; caches are per device, bounded and threa
 import os
 import subprocess
 import sys
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +11,7 @@ import pytest
 
 import directml_subset as dml
 from directml_subset import _core
-from _util import values
+from _util import run_threads, values
 
 PYTHON_DIR = Path(__file__).resolve().parent.parent
 
@@ -63,26 +62,17 @@ def test_operators_are_cached_per_layout_and_bounded(monkeypatch):
 def test_threads_and_devices_share_nothing_they_should_not(rng):
     devices = [dml.default_device(), dml.Device(extensions=True, threads=1), dml.Device(extensions=True, threads=2)]
     arrays = [values(rng, np.float32, (int(rng.integers(1, 30)), int(rng.integers(1, 30))), density=0.5) for _ in range(12)]
-    errors = []
 
     def work(i):
-        try:
-            for j in range(60):
-                a = arrays[(i + j) % len(arrays)]
-                dev = devices[(i * 7 + j) % len(devices)]
-                np.testing.assert_array_equal(dml.onnx_nonzero(a, device=dev), np.array(np.nonzero(a)))
-                np.testing.assert_array_equal(dml.nonzero_coordinates(a, device=dev), np.argwhere(a))
-                np.testing.assert_array_equal(dml.trilu(a, j % 5 - 2, device=dev), np.triu(a, j % 5 - 2))
-                np.testing.assert_array_equal(dml.eye_like(a, device=dev), np.eye(*a.shape, dtype=np.float32))
-        except BaseException as e:  # reported below
-            errors.append(e)
+        for j in range(60):
+            a = arrays[(i + j) % len(arrays)]
+            dev = devices[(i * 7 + j) % len(devices)]
+            np.testing.assert_array_equal(dml.onnx_nonzero(a, device=dev), np.array(np.nonzero(a)))
+            np.testing.assert_array_equal(dml.nonzero_coordinates(a, device=dev), np.argwhere(a))
+            np.testing.assert_array_equal(dml.trilu(a, j % 5 - 2, device=dev), np.triu(a, j % 5 - 2))
+            np.testing.assert_array_equal(dml.eye_like(a, device=dev), np.eye(*a.shape, dtype=np.float32))
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors[0]
+    run_threads(work, range(6))
 
 
 def test_large_nonzero_shrinks_a_new_array(rng, monkeypatch):
@@ -93,6 +83,61 @@ def test_large_nonzero_shrinks_a_new_array(rng, monkeypatch):
     assert got.flags.owndata and got.flags.c_contiguous
     np.testing.assert_array_equal(got, np.argwhere(a))
     np.testing.assert_array_equal(dml.onnx_nonzero(a), np.array(np.nonzero(a)))
+
+
+def test_scratch_results_are_independent_across_sizes(rng, monkeypatch):
+    # Results copied out of the thread's scratch buffer stay as they were while the buffer is
+    # reused (grown, then written by smaller calls), and above the limit nothing is kept.
+    monkeypatch.setattr(_core, "SCRATCH_LIMIT", 64 << 10)
+    monkeypatch.setattr(_core._tls, "scratch", _core._Scratch(), raising=False)  # a new one
+    arrays = [values(rng, np.float32, shape, density=0.6) for shape in [(20, 30), (60, 70), (5, 6), (90, 91), (60, 70)]]
+    results = [(dml.nonzero_coordinates(a), dml.onnx_nonzero(a)) for a in arrays]
+    for a, (coords, onnx) in zip(arrays, results):
+        np.testing.assert_array_equal(coords, np.argwhere(a))
+        np.testing.assert_array_equal(onnx, np.array(np.nonzero(a)))
+        for r in (coords, onnx):
+            base = r if r.base is None else r.base
+            assert base.flags.owndata and not np.shares_memory(r, _core._tls.scratch._rows)
+    # 60 x 70 rows fit in 64 KB; 90 x 91 (64 KB of uint32 rows, 128 KB of int64) do not.
+    assert _core._tls.scratch._rows.nbytes <= 64 << 10
+
+
+def test_a_call_nested_in_a_call_gets_its_own_scratch(rng, monkeypatch):
+    # A call that starts on the same thread while another holds the scratch (as from a signal
+    # handler or a finalizer, here from inside reading the count) must not write the rows the
+    # outer call has not copied out yet.
+    outer = values(rng, np.float32, (30, 40), density=0.5)
+    inner = values(rng, np.float32, (30, 40), density=0.5)
+    dml.nonzero_coordinates(outer)  # this thread now keeps a scratch buffer
+    real = _core._Scratch.count
+    nested = []
+
+    def count_then_call(self, out_dt):
+        if not nested:
+            nested.append(None)
+            nested[0] = dml.nonzero_coordinates(inner)
+            assert self is not _core._tls.scratch  # the nested call used (and kept) another
+        return real(self, out_dt)
+
+    monkeypatch.setattr(_core._Scratch, "count", count_then_call)
+    np.testing.assert_array_equal(dml.nonzero_coordinates(outer), np.argwhere(outer))
+    np.testing.assert_array_equal(nested[0], np.argwhere(inner))
+
+
+def test_each_thread_has_its_own_scratch(rng):
+    arrays = [values(rng, np.float32, (int(rng.integers(1, 120)), int(rng.integers(1, 120))), density=0.5) for _ in range(8)]
+    scratches = {}
+
+    def work(i):
+        for j in range(30):
+            a = arrays[(i + j) % len(arrays)]
+            np.testing.assert_array_equal(dml.nonzero_coordinates(a), np.argwhere(a))
+            out = np.empty((a.ndim, a.size), np.int64, order="F")
+            np.testing.assert_array_equal(dml.onnx_nonzero(a, out=out), np.array(np.nonzero(a)))
+        scratches[i] = _core._tls.scratch
+
+    run_threads(work, range(6))
+    assert len({id(s) for s in scratches.values()}) == 6
 
 
 def test_importing_the_source_folder_says_it_shadows_the_package(tmp_path):
