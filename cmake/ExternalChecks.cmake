@@ -23,7 +23,7 @@ foreach(script IN LISTS DMLS_CHECK_SCRIPTS)
   # Such checks often run cargo on the shared target directory (with the library build's
   # environment, so that they do not rebuild the crate).
   set_tests_properties(${_dmls_test_name} PROPERTIES RESOURCE_LOCK cargo TIMEOUT 1800
-    ENVIRONMENT "${DMLS_CARGO_ENV}")
+    ENVIRONMENT "${DMLS_CARGO_ENV};${DMLS_TEST_ENV}")
 endforeach()
 
 file(GLOB DMLS_PYTHON_RUNNER CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/python/run_tests.sh")
@@ -31,5 +31,5 @@ if(DMLS_PYTHON_RUNNER)
   add_test(NAME python
     COMMAND "${CMAKE_SOURCE_DIR}/python/run_tests.sh" "${DMLS_LIB_DIR}/libdirectml_subset.so"
     WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
-  set_tests_properties(python PROPERTIES TIMEOUT 900)
+  set_tests_properties(python PROPERTIES TIMEOUT 900 ENVIRONMENT "${DMLS_TEST_ENV}")
 endif()

@@ -12,7 +12,7 @@ add_test(NAME cargo_test
   COMMAND "${CARGO}" test --release ${_dmls_cargo_common}
   WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
 set_tests_properties(cargo_test PROPERTIES RESOURCE_LOCK cargo TIMEOUT 1200
-  ENVIRONMENT "${DMLS_CARGO_ENV}")
+  ENVIRONMENT "${DMLS_CARGO_ENV};${DMLS_TEST_ENV}")
 
 if(DMLS_RUST_LINTS)
   get_filename_component(_dmls_cargo_dir "${CARGO}" DIRECTORY)

@@ -155,11 +155,12 @@ fn many_threads_execute_one_nonzero_operator() {
     }
 }
 
-/// Inputs large enough for the kernels' parallel paths (NONZERO from 2^17 elements, DIAGONAL
+/// Inputs large enough for the kernels' parallel paths (forced; NONZERO from 2^17 elements, DIAGONAL
 /// from 1 MiB of output), run from several threads at once on a device with its own pool and
 /// on the shared pool.
 #[test]
 fn many_threads_execute_the_parallel_paths() {
+    common::force_parallel_paths();
     let threads = 3;
     for pool in [2u32, 0] {
         let dev = device(DML_FEATURE_LEVEL(0), pool);

@@ -189,6 +189,7 @@ fn nonzero_shapes_and_strides() {
 /// Inputs large enough for the parallel rounds, on 2 and 4 threads, at every density.
 #[test]
 fn nonzero_parallel() {
+    common::force_parallel_paths();
     with_seed("nonzero_parallel", |rng| {
         let devs = [device(2), device(4)];
         let shapes: [&[u32]; 6] = [
@@ -227,6 +228,7 @@ fn nonzero_parallel() {
 /// serial and parallel.
 #[test]
 fn nonzero_transposed() {
+    common::force_parallel_paths();
     with_seed("nonzero_transposed", |rng| {
         let devs = [device(1), device(2), device(4)];
         let cases: [(&[u32], &[u32], DataType); 7] = [
@@ -398,6 +400,7 @@ fn diagonal_matrix0() {
 /// and 4 threads: with an input (packed or strided), without one, and in place.
 #[test]
 fn diagonal_parallel() {
+    common::force_parallel_paths();
     with_seed("diagonal_parallel", |rng| {
         let devs = [device(2), device(4)];
         // (sizes, type, input: 0 packed, 1 none, 2 strided, 3 in place)

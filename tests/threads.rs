@@ -21,6 +21,7 @@ use rand::SeedableRng;
 
 #[test]
 fn same_bytes_on_every_thread_count() {
+    common::force_parallel_paths();
     let seed = common::seed_from_env("DMLS_SEED");
     let cases: usize = std::env::var("DMLS_THREADS_CASES")
         .ok()

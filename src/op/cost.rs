@@ -5,12 +5,17 @@
 //! Two measurements feed the choice, both process-wide:
 //! - [`SerialRate`]: the time per unit of work (input elements, output bytes) of the kernel's
 //!   own serial executions, a moving average kept by the kernel;
+//! - the time per unit of the kernel's parallel executions, once there has been one (until
+//!   then, a perfect split plus the trips is assumed; one choice in 64 retries the parallel
+//!   path so its rate stays current);
 //! - [`trip_ns`]: one trip through the workers (wake them, run one empty task each, wait),
 //!   measured the first time a kernel has a choice to make (median of five trips).
 //!
 //! The choice is bounded by a floor (never parallel below it: too small for any machine to
-//! gain) and a ceiling (always parallel from it: the work dwarfs any trip; also the sizes the
-//! parallel paths' tests use, so they run whatever this machine measures).
+//! gain) and a ceiling (always parallel from it: the work dwarfs any trip).
+//!
+//! `DMLS_PARALLEL=always` in the environment takes the parallel path from the floor on, so that
+//! tests reach the parallel paths whatever this machine measures (the test suite sets it).
 
 use core::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -46,7 +51,12 @@ impl SerialRate {
         }
         let sample = (elapsed.as_nanos().saturating_mul(1000) / u128::from(units)) as u64;
         let old = self.picos_per_unit.load(Ordering::Relaxed);
-        let new = old - old / 8 + sample / 8;
+        // The first measurement of an unknown rate is taken whole.
+        let new = if old == 0 {
+            sample
+        } else {
+            old - old / 8 + sample / 8
+        };
         self.picos_per_unit.store(new.max(1), Ordering::Relaxed);
     }
 }
@@ -96,6 +106,30 @@ pub(crate) fn trip_ns(workers: Workers<'_>) -> u64 {
     ns
 }
 
+/// A kernel's measured serial and parallel rates. The parallel rate starts unknown (0): until
+/// a parallel execution has been timed, the choice assumes a perfect split plus the trips.
+pub(crate) struct Rates {
+    pub serial: SerialRate,
+    pub parallel: SerialRate,
+    /// Choices made since the last parallel execution, so that one in `RETRY` retries it.
+    since: AtomicU64,
+}
+
+/// One choice in this many takes the parallel path even when its measured rate says no, to keep
+/// that rate current (a busy moment should not rule it out for good).
+const RETRY: u64 = 64;
+
+impl Rates {
+    /// Rates starting at a serial `picos_per_unit` and an unknown parallel one.
+    pub const fn new(picos_per_unit: u64) -> Rates {
+        Rates {
+            serial: SerialRate::new(picos_per_unit),
+            parallel: SerialRate::new(0),
+            since: AtomicU64::new(0),
+        }
+    }
+}
+
 /// Bounds of the measured choice, in the kernel's units.
 pub(crate) struct Bounds {
     /// Below this, always serial.
@@ -110,22 +144,29 @@ pub(crate) struct Bounds {
 pub(crate) fn parallel_pays(
     units: u64,
     bounds: &Bounds,
-    rate: &SerialRate,
+    rates: &Rates,
     trips: u64,
     workers: Workers<'_>,
 ) -> bool {
     if workers.threads < 2 || units < bounds.floor {
         return false;
     }
-    if units >= bounds.ceiling {
+    if units >= bounds.ceiling || forced() {
         return true;
     }
-    gains(
-        rate.estimate_ns(units),
-        workers.threads as u64,
-        trips,
-        trip_ns(workers),
-    )
+    let serial = rates.serial.estimate_ns(units);
+    let pays = match rates.parallel.estimate_ns(units) {
+        // Not measured yet: a perfect split plus the trips.
+        0 => gains(serial, workers.threads as u64, trips, trip_ns(workers)),
+        parallel => parallel < serial,
+    };
+    pays || rates.since.fetch_add(1, Ordering::Relaxed) % RETRY == RETRY - 1
+}
+
+/// True when `DMLS_PARALLEL=always`. Read on every call that has a choice to make (inputs of at
+/// least a floor's size, microseconds of work), so a test can set it at any time.
+fn forced() -> bool {
+    std::env::var_os("DMLS_PARALLEL").is_some_and(|v| v == "always")
 }
 
 /// The parallel estimate against the serial one.
@@ -170,14 +211,31 @@ mod tests {
             floor: 100,
             ceiling: 1000,
         };
-        let slow = SerialRate::new(u64::MAX / 4);
+        let slow = Rates::new(u64::MAX / 4);
         let one = Workers::without_pool(1);
         assert!(!parallel_pays(1 << 40, &b, &slow, 1, one), "one thread");
         let two = Workers::without_pool(2);
         assert!(!parallel_pays(99, &b, &slow, 1, two), "below the floor");
-        assert!(
-            parallel_pays(1000, &b, &SerialRate::new(1), 1, two),
-            "ceiling"
-        );
+        assert!(parallel_pays(1000, &b, &Rates::new(1), 1, two), "ceiling");
+    }
+
+    #[test]
+    fn measured_rates_decide_between_the_bounds() {
+        let b = Bounds {
+            floor: 100,
+            ceiling: 1000,
+        };
+        let two = Workers::without_pool(2);
+        // Serial 1 ns per unit; parallel measured at 2 ns: no, but for one choice in RETRY.
+        let r = Rates::new(1000);
+        r.parallel.record(1, Duration::from_nanos(2));
+        let yes = (0..2 * RETRY)
+            .filter(|_| parallel_pays(500, &b, &r, 1, two))
+            .count();
+        assert_eq!(yes as u64, 2, "one retry in {RETRY}");
+        // Parallel measured at 0.5 ns: yes.
+        let r = Rates::new(1000);
+        r.parallel.record(2, Duration::from_nanos(1));
+        assert!(parallel_pays(500, &b, &r, 1, two), "a faster parallel rate");
     }
 }

@@ -8,7 +8,7 @@
 
 use rayon::prelude::*;
 
-use super::cost::{self, Bounds, SerialRate};
+use super::cost::{self, Bounds, Rates};
 use super::diagonal::DiagonalPlan;
 use super::simd::{Isa, StreamWriter, Word};
 use super::Input;
@@ -19,11 +19,11 @@ use crate::pool::Workers;
 /// the workers (with more than one); in between, as measured ([`cost`]).
 const PARALLEL: Bounds = Bounds {
     floor: 64 << 10,
-    ceiling: 1 << 20,
+    ceiling: 16 << 20,
 };
-/// The serial path's time per output byte (starting at 0.05 ns).
-static SERIAL_RATE: SerialRate = SerialRate::new(50);
-/// Serial executions of at least this many output bytes are timed for [`SERIAL_RATE`].
+/// The serial and parallel paths' times per output byte (serial starting at 0.05 ns).
+static RATES: Rates = Rates::new(50);
+/// Serial executions of at least this many output bytes are timed for [`RATES`].
 const TIMED_MIN_BYTES: u64 = 16 << 10;
 /// Outputs of at least this many bytes (too many to stay in cache for whoever reads them next)
 /// are written with non-temporal stores, which skip reading each cache line before writing it.
@@ -422,15 +422,21 @@ fn run_packed<U: Word>(
             }
         }
     };
-    if cost::parallel_pays(bytes, &PARALLEL, &SERIAL_RATE, 1, workers) {
+    if cost::parallel_pays(bytes, &PARALLEL, &RATES, 1, workers) {
         let rows_per_task = rows.div_ceil(workers.threads * 8).max(1);
-        workers.run(|| {
+        let t = std::time::Instant::now();
+        let r = workers.run(|| {
             out.par_chunks_mut(rows_per_task * w)
                 .enumerate()
                 .for_each(|(t, chunk)| do_rows(t * rows_per_task, chunk))
-        })
+        });
+        // Only the sizes the choice is made for.
+        if bytes < PARALLEL.ceiling {
+            RATES.parallel.record(bytes, t.elapsed());
+        }
+        r
     } else if (TIMED_MIN_BYTES..PARALLEL.ceiling).contains(&bytes) {
-        cost::timed(&SERIAL_RATE, bytes, || do_rows(0, out));
+        cost::timed(&RATES.serial, bytes, || do_rows(0, out));
         Ok(())
     } else {
         do_rows(0, out);

@@ -21,3 +21,12 @@ pub use checked::*;
 pub use random::*;
 #[allow(unused_imports)]
 pub use rust_api::*;
+
+/// Makes the kernels take their parallel paths wherever an input is large enough to have one
+/// (`DMLS_PARALLEL=always`, read by the library on each such call), instead of where this
+/// machine's measured costs say they pay: the parallel-path tests call it first.
+pub fn force_parallel_paths() {
+    // Every test that calls this sets the same value; the library reads it through std::env,
+    // which serialises reads and writes.
+    std::env::set_var("DMLS_PARALLEL", "always");
+}

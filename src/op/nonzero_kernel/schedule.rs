@@ -5,7 +5,7 @@ use rayon::prelude::*;
 use super::rows::{Emit, Writer};
 use super::source::Source;
 use crate::error::{Error, Result};
-use crate::op::cost::{self, Bounds, SerialRate};
+use crate::op::cost::{self, Bounds, Rates};
 use crate::op::kind::OpKind;
 use crate::op::nonzero::NonZeroPlan;
 use crate::op::simd::Word;
@@ -30,11 +30,14 @@ const MAX_TASKS: usize = MAX_THREADS * TASKS_PER_WORKER;
 /// thread); in between, as measured ([`cost`]).
 const PARALLEL: Bounds = Bounds {
     floor: 1 << 14,
-    ceiling: 1 << 17,
+    ceiling: 1 << 22,
 };
-/// The serial path's time per input element (starting at 0.3 ns).
-static SERIAL_RATE: SerialRate = SerialRate::new(300);
-/// Serial executions of at least this many elements are timed for [`SERIAL_RATE`].
+/// Serial inputs below this many elements mask `SERIAL_WORDS` words at a time on the stack
+/// (unless the source is tiled and wants whole pages of lines); larger ones a heap chunk.
+const STACK_MAX: u64 = 1 << 17;
+/// The serial and parallel paths' times per input element (serial starting at 0.3 ns).
+static RATES: Rates = Rates::new(300);
+/// Serial executions of at least this many elements are timed for [`RATES`].
 const TIMED_MIN: u64 = 1 << 12;
 /// Bitmask words the serial path works on at a time (on the stack).
 const SERIAL_WORDS: usize = 64;
@@ -53,9 +56,7 @@ pub(super) fn drive<U: Word>(
     // A trip to mask the first round, then one per round.
     let trips = 1 + m.div_ceil(tasks as u64 * chunk);
     let shared = match rows {
-        Writer::Parallel(rows)
-            if cost::parallel_pays(m, &PARALLEL, &SERIAL_RATE, trips, workers) =>
-        {
+        Writer::Parallel(rows) if cost::parallel_pays(m, &PARALLEL, &RATES, trips, workers) => {
             Some(rows)
         }
         _ => None,
@@ -70,16 +71,18 @@ pub(super) fn drive<U: Word>(
         if m < TIMED_MIN {
             return Ok(serial(src, rows, m, &mut [0u64; SERIAL_WORDS]));
         }
-        if m < PARALLEL.ceiling {
+        if m < STACK_MAX && src.min_chunk() == 0 {
             let words = &mut [0u64; SERIAL_WORDS];
-            return Ok(cost::timed(&SERIAL_RATE, m, || serial(src, rows, m, words)));
+            return Ok(cost::timed(&RATES.serial, m, || {
+                serial(src, rows, m, words)
+            }));
         }
         let n = (CHUNK.max(src.min_chunk()).min(m.div_ceil(64) * 64) / 64) as usize;
         let mut heap = Vec::new();
         heap.try_reserve_exact(n)
             .map_err(|_| Error::OutOfMemory(format!("{OP}: no memory for a bitmask chunk")))?;
         heap.resize(n, 0);
-        return Ok(cost::timed(&SERIAL_RATE, m, || {
+        return Ok(cost::timed(&RATES.serial, m, || {
             serial(src, rows, m, &mut heap)
         }));
     };
@@ -102,6 +105,7 @@ pub(super) fn drive<U: Word>(
         (s, (s + chunk).min(m))
     };
     let nwords = |(s, e): (u64, u64)| ((e - s) as usize).div_ceil(64);
+    let t = std::time::Instant::now();
     let total = workers.run(|| {
         cur.par_chunks_mut(per_chunk)
             .zip(cur_counts[..tasks].par_iter_mut())
@@ -152,6 +156,9 @@ pub(super) fn drive<U: Word>(
         }
         row
     })?;
+    if m < PARALLEL.ceiling {
+        RATES.parallel.record(m, t.elapsed());
+    }
     Ok(total)
 }
 
