@@ -151,9 +151,11 @@ pub(crate) fn parallel_pays(
     if workers.threads < 2 || units < bounds.floor {
         return false;
     }
-    if units >= bounds.ceiling || forced() {
-        return true;
-    }
+    units >= bounds.ceiling || forced() || measured_pays(units, rates, trips, workers)
+}
+
+/// The measured part of [`parallel_pays`] (no bounds, no `DMLS_PARALLEL`).
+fn measured_pays(units: u64, rates: &Rates, trips: u64, workers: Workers<'_>) -> bool {
     let serial = rates.serial.estimate_ns(units);
     let pays = match rates.parallel.estimate_ns(units) {
         // Not measured yet: a perfect split plus the trips.
@@ -221,21 +223,17 @@ mod tests {
 
     #[test]
     fn measured_rates_decide_between_the_bounds() {
-        let b = Bounds {
-            floor: 100,
-            ceiling: 1000,
-        };
         let two = Workers::without_pool(2);
         // Serial 1 ns per unit; parallel measured at 2 ns: no, but for one choice in RETRY.
         let r = Rates::new(1000);
         r.parallel.record(1, Duration::from_nanos(2));
         let yes = (0..2 * RETRY)
-            .filter(|_| parallel_pays(500, &b, &r, 1, two))
+            .filter(|_| measured_pays(500, &r, 1, two))
             .count();
         assert_eq!(yes as u64, 2, "one retry in {RETRY}");
         // Parallel measured at 0.5 ns: yes.
         let r = Rates::new(1000);
         r.parallel.record(2, Duration::from_nanos(1));
-        assert!(parallel_pays(500, &b, &r, 1, two), "a faster parallel rate");
+        assert!(measured_pays(500, &r, 1, two), "a faster parallel rate");
     }
 }
