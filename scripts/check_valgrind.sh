@@ -5,7 +5,7 @@
 #   scripts/check_valgrind.sh [<source dir> [<build dir>]]
 #
 # Rust tests run from release builds (`cargo test --release`, as ctest's cargo_test builds
-# them): tests/panic.rs, tests/edges.rs and tests/concurrency.rs (DMLS_STRESS_SCALE=1).
+# them): tests/panic.rs, tests/edges/ and tests/concurrency.rs (DMLS_STRESS_SCALE=1).
 # Valgrind serialises threads, so the concurrency tests still interleave operators across
 # threads, but never truly in parallel. Suppressions: scripts/valgrind.supp (each one says
 # why). See docs/robustness.md.
