@@ -14,7 +14,8 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
 use crate::capi::{Buf, Dev};
-use crate::{make_data, prepare, Kind, Prepared};
+use crate::operators::{make_data, prepare, Prepared};
+use crate::workloads::Kind;
 use directml_subset::dml::DML_TENSOR_DATA_TYPE;
 
 /// One workload of the curve and its target (time / bound).

@@ -9,7 +9,7 @@ use rand::SeedableRng;
 
 use crate::capi::Dev;
 use crate::curve::{fmt_time, point, Copier, Point};
-use crate::Kind;
+use crate::workloads::Kind;
 use directml_subset::DataType;
 
 const SIDE: u32 = 4096;
