@@ -81,10 +81,43 @@ impl Drop for Dev {
 }
 
 pub struct Op(pub *mut dmls_operator);
+impl Op {
+    /// Creates the operator `desc` describes on `dev`; panics when creation fails.
+    pub fn create(dev: &Dev, desc: &DML_OPERATOR_DESC) -> Op {
+        let mut op = ptr::null_mut();
+        // SAFETY: `desc` and the descs and arrays it points to are live for the call.
+        check(
+            unsafe { dmls_device_create_operator(dev.0, desc, &mut op) },
+            "create",
+        );
+        Op(op)
+    }
+}
 impl Drop for Op {
     fn drop(&mut self) {
         // SAFETY: created by dmls_device_create_operator.
         unsafe { dmls_operator_release(self.0) }
+    }
+}
+
+/// A NONZERO_COORDINATES desc over three tensors (it points to them).
+pub fn nonzero_desc(
+    input: &Tensor,
+    count: &Tensor,
+    coords: &Tensor,
+) -> DML_NONZERO_COORDINATES_OPERATOR_DESC {
+    DML_NONZERO_COORDINATES_OPERATOR_DESC {
+        InputTensor: &input.desc,
+        OutputCountTensor: &count.desc,
+        OutputCoordinatesTensor: &coords.desc,
+    }
+}
+
+/// The DML_OPERATOR_DESC of an operator of type `kind` described by `desc` (it points to it).
+pub fn operator_desc<T>(kind: DML_OPERATOR_TYPE, desc: &T) -> DML_OPERATOR_DESC {
+    DML_OPERATOR_DESC {
+        Type: kind,
+        Desc: (desc as *const T).cast(),
     }
 }
 

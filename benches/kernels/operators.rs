@@ -6,7 +6,7 @@ use std::ptr;
 use rand::rngs::SmallRng;
 use rand::Rng;
 
-use crate::capi::{check, Buf, Dev, Op, Tensor};
+use crate::capi::{check, nonzero_desc, operator_desc, Buf, Dev, Op, Tensor};
 use crate::workloads::Kind;
 use directml_subset::dml::*;
 use directml_subset::ffi::*;
@@ -174,23 +174,13 @@ pub fn prepare(dev: &Dev, kind: &Kind, data: &mut Data) -> Prepared {
             let m: u32 = sizes.iter().product();
             let n = sizes.len() as u32;
             let [input, count, coords] = nonzero_tensors(kind);
-            let desc = DML_NONZERO_COORDINATES_OPERATOR_DESC {
-                InputTensor: &input.desc,
-                OutputCountTensor: &count.desc,
-                OutputCoordinatesTensor: &coords.desc,
-            };
-            let od = DML_OPERATOR_DESC {
-                Type: DML_OPERATOR_TYPE::NONZERO_COORDINATES,
-                Desc: (&desc as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-            };
-            let mut op = ptr::null_mut();
-            // SAFETY: the desc and its tensors are live.
-            check(
-                unsafe { dmls_device_create_operator(dev.0, &od, &mut op) },
-                "create",
+            let desc = nonzero_desc(&input, &count, &coords);
+            let op = Op::create(
+                dev,
+                &operator_desc(DML_OPERATOR_TYPE::NONZERO_COORDINATES, &desc),
             );
             tensors.extend([input, count, coords]);
-            (Op(op), m as usize * esize(*dt), n as usize, true)
+            (op, m as usize * esize(*dt), n as usize, true)
         }
         Kind::Diag {
             dt,
@@ -217,20 +207,14 @@ pub fn prepare(dev: &Dev, kind: &Kind, data: &mut Data) -> Prepared {
                 DiagonalFillBegin: *begin,
                 DiagonalFillEnd: *end,
             };
-            let od = DML_OPERATOR_DESC {
-                Type: DML_OPERATOR_TYPE::DIAGONAL_MATRIX1,
-                Desc: (&desc as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
-            };
-            let mut op = ptr::null_mut();
-            // SAFETY: the desc and its tensors are live.
-            check(
-                unsafe { dmls_device_create_operator(dev.0, &od, &mut op) },
-                "create",
+            let op = Op::create(
+                dev,
+                &operator_desc(DML_OPERATOR_TYPE::DIAGONAL_MATRIX1, &desc),
             );
             let read = input.as_ref().map_or(0, |t| t.bytes());
             tensors.push(out);
             tensors.extend(input);
-            (Op(op), read, 0, false)
+            (op, read, 0, false)
         }
     };
     let inputs = match (&mut data.input, kind) {

@@ -6,7 +6,7 @@ use std::hint::black_box;
 use std::ptr;
 use std::time::{Duration, Instant};
 
-use crate::capi::{check, Dev, Op, Tensor};
+use crate::capi::{nonzero_desc, operator_desc, Dev, Op, Tensor};
 use crate::measure::median;
 use directml_subset::dml::*;
 use directml_subset::ffi::*;
@@ -25,15 +25,8 @@ pub fn small_latency(filter: &Option<String>) {
         let input_t = Tensor::new(DML_TENSOR_DATA_TYPE::FLOAT32, &[2, 4], None);
         let count_t = Tensor::new(DML_TENSOR_DATA_TYPE::UINT32, &[1], None);
         let coords_t = Tensor::new(DML_TENSOR_DATA_TYPE::UINT32, &[8, 2], None);
-        let nz = DML_NONZERO_COORDINATES_OPERATOR_DESC {
-            InputTensor: &input_t.desc,
-            OutputCountTensor: &count_t.desc,
-            OutputCoordinatesTensor: &coords_t.desc,
-        };
-        let nz_desc = DML_OPERATOR_DESC {
-            Type: DML_OPERATOR_TYPE::NONZERO_COORDINATES,
-            Desc: (&nz as *const DML_NONZERO_COORDINATES_OPERATOR_DESC).cast(),
-        };
+        let nz = nonzero_desc(&input_t, &count_t, &coords_t);
+        let nz_desc = operator_desc(DML_OPERATOR_TYPE::NONZERO_COORDINATES, &nz);
         let in_t = Tensor::new(DML_TENSOR_DATA_TYPE::FLOAT32, &[4, 5], None);
         let out_t = Tensor::new(DML_TENSOR_DATA_TYPE::FLOAT32, &[4, 5], None);
         let dg = DML_DIAGONAL_MATRIX1_OPERATOR_DESC {
@@ -44,21 +37,9 @@ pub fn small_latency(filter: &Option<String>) {
             DiagonalFillBegin: i32::MIN,
             DiagonalFillEnd: 0,
         };
-        let dg_desc = DML_OPERATOR_DESC {
-            Type: DML_OPERATOR_TYPE::DIAGONAL_MATRIX1,
-            Desc: (&dg as *const DML_DIAGONAL_MATRIX1_OPERATOR_DESC).cast(),
-        };
-        let make = |d: &DML_OPERATOR_DESC| {
-            let mut op = ptr::null_mut();
-            // SAFETY: live desc.
-            check(
-                unsafe { dmls_device_create_operator(dev.0, d, &mut op) },
-                "create",
-            );
-            Op(op)
-        };
-        let nz_op = make(&nz_desc);
-        let dg_op = make(&dg_desc);
+        let dg_desc = operator_desc(DML_OPERATOR_TYPE::DIAGONAL_MATRIX1, &dg);
+        let nz_op = Op::create(&dev, &nz_desc);
+        let dg_op = Op::create(&dev, &dg_desc);
         let mut input: [f32; 8] = [1.0, 0.0, 0.0, 2.0, -0.0, 3.5, 0.0, -5.2];
         let mut count = [0u32; 4];
         let mut coords = [0u32; 16];
