@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes src/dml/operator_types.rs from DirectML's identifier table (directml-identifiers.tsv):
-one constant per DML_OPERATOR_TYPE member, spelled and valued as DirectML.h has it, and the
-name table that error messages use.
+one constant per DML_OPERATOR_TYPE member, spelled and valued as DirectML.h has it, the
+name table that error messages use, and `DML_OPERATOR_TYPE::directml_name`, which reads it.
 
     python3 scripts/gen_dml_operator_types.py path/to/directml-identifiers.tsv > src/dml/operator_types.rs
 """
@@ -32,3 +32,15 @@ print("pub(crate) const OPERATOR_TYPE_NAMES: [(&str, u32); %d] = [" % len(rows))
 for ident, value in rows:
     print(f'    ("{ident}", {value}),')
 print("];")
+print()
+print("/// DirectML's names of the operator types, from the table above.")
+print("/// cbindgen:ignore")
+print("impl DML_OPERATOR_TYPE {")
+print("    /// DirectML's name of this operator type (`DML_OPERATOR_FILL_VALUE_CONSTANT`), if it has one.")
+print("    pub fn directml_name(self) -> Option<&'static str> {")
+print("        OPERATOR_TYPE_NAMES")
+print("            .iter()")
+print("            .find(|&&(_, v)| v == self.0)")
+print("            .map(|&(name, _)| name)")
+print("    }")
+print("}")

@@ -123,14 +123,6 @@ impl DML_OPERATOR_TYPE {
     pub const DIAGONAL_MATRIX1: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE(163);
     /// The last operator type of DirectML 1.16 (feature level 6.4).
     pub const UNFOLD: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE(177);
-
-    /// DirectML's name of this operator type (`DML_OPERATOR_FILL_VALUE_CONSTANT`), if it has one.
-    pub fn directml_name(self) -> Option<&'static str> {
-        operator_types::OPERATOR_TYPE_NAMES
-            .iter()
-            .find(|&&(_, v)| v == self.0)
-            .map(|&(name, _)| name)
-    }
 }
 
 pub mod operator_types;

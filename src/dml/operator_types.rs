@@ -555,3 +555,15 @@ pub(crate) const OPERATOR_TYPE_NAMES: [(&str, u32); 179] = [
     ("DML_OPERATOR_FOLD", 176),
     ("DML_OPERATOR_UNFOLD", 177),
 ];
+
+/// DirectML's names of the operator types, from the table above.
+/// cbindgen:ignore
+impl DML_OPERATOR_TYPE {
+    /// DirectML's name of this operator type (`DML_OPERATOR_FILL_VALUE_CONSTANT`), if it has one.
+    pub fn directml_name(self) -> Option<&'static str> {
+        OPERATOR_TYPE_NAMES
+            .iter()
+            .find(|&&(_, v)| v == self.0)
+            .map(|&(name, _)| name)
+    }
+}

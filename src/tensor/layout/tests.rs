@@ -1,6 +1,7 @@
 //! Unit tests of [`Layout`]: packed, distinct (and its proof), spans and overflow.
 
 use super::*;
+use crate::tensor::calc_buffer_tensor_size;
 
 const CTX: Ctx = Ctx {
     op: "TEST",

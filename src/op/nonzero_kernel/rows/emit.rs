@@ -1,0 +1,122 @@
+//! [`Emit`] for [`Rows`]: checks a chunk's rows fit the output once, then picks the walk for
+//! the chunk by the CPU, the output's shape and the chunk's density.
+
+#[cfg(target_arch = "x86_64")]
+use super::avx2::{walk_avx2, walk_dense};
+use super::{Emit, Rows, Sharing};
+use crate::op::kind::OpKind;
+#[cfg(target_arch = "x86_64")]
+use crate::op::nonzero_kernel::compress;
+use crate::op::nonzero_kernel::cursor::Coord;
+
+const OP: &str = OpKind::NonZeroCoordinates.name();
+
+/// Chunks with at least this many set bits per word on average are expanded eight elements at
+/// a time (AVX2) rather than bit by bit. Deciding per chunk keeps the branch predictable.
+const DENSE_BITS: usize = 12;
+/// The AVX-512 walk ([`compress`]) takes chunks with at least this many set bits per word on
+/// average: it costs the same for every 16 elements whatever their bits, the bit walk costs per
+/// set bit, and they meet near here (measured on AVX-512 machines: at density 0.1 the bit walk
+/// was 30% faster).
+#[cfg(target_arch = "x86_64")]
+const COMPRESS_BITS: usize = 12;
+/// The AVX-512 walk takes lines at least this long; shorter ones change the template too often
+/// for it to pay.
+#[cfg(target_arch = "x86_64")]
+const COMPRESS_MIN_WIDTH: u64 = 8;
+
+impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_, O, N, PACKED, S> {
+    unsafe fn emit(&self, words: &[u64], start: u64, first_row: u64) -> u64 {
+        let count: u64 = words.iter().map(|w| u64::from(w.count_ones())).sum();
+        if count == 0 {
+            return 0;
+        }
+        // The largest index any of these rows touches, checked once for the whole walk.
+        let last = usize::try_from(first_row + count - 1)
+            .ok()
+            .and_then(|r| r.checked_mul(self.rs))
+            .and_then(|i| i.checked_add((N - 1) * self.cs));
+        assert!(
+            last.is_some_and(|i| i < self.out.len()),
+            "{OP}: rows {first_row}..{} do not fit the coordinates output",
+            first_row + count
+        );
+        let (first, end) = (first_row as usize, (first_row + count) as usize);
+        let last_col = self.geo.line - self.geo.first == N - 1;
+        // Why the walks below are sound: rows first .. end are in bounds (asserted above) and
+        // `end - first` is the number of set bits; the caller guarantees no other thread writes
+        // those rows. The AVX2 walks run only when the CPU has AVX2, BMI1 and POPCNT; the dense
+        // one only for a packed UINT32 output of up to four columns whose last is the line
+        // position.
+        #[cfg(target_arch = "x86_64")]
+        if self.isa.has_avx512()
+            && !PACKED
+            && !O::WIDE
+            && S::DISJOINT
+            && self.rs == 2
+            && self.cs >= 2
+            && self.geo.width >= COMPRESS_MIN_WIDTH
+            && end - first >= COMPRESS_BITS * words.len()
+        {
+            // SAFETY: see above; the output is UINT32 with rows two elements apart (ONNX
+            // Runtime's int64 pairs) over a layout proven disjoint (rows stored ahead of the
+            // walk share no element with a row written before), and the level allows AVX-512
+            // F, BW, VL and VBMI2, BMI1 and POPCNT.
+            let (done, row) = unsafe {
+                compress::walk_pairs::<N>(
+                    self.out.as_ptr().cast(),
+                    self.cs,
+                    &self.geo,
+                    words,
+                    start,
+                    first,
+                    end,
+                )
+            };
+            // SAFETY: as for the packed case below.
+            unsafe { self.rest_avx2(words, start, done, row, end, last_col) };
+            return count;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if self.isa.has_avx512()
+            && PACKED
+            && N <= 8
+            && self.geo.width >= COMPRESS_MIN_WIDTH
+            && end - first >= COMPRESS_BITS * words.len()
+        {
+            // SAFETY: see above; the output is packed with N <= 8 columns, and the level
+            // allows AVX-512 F, BW, VL and VBMI2, BMI1 and POPCNT.
+            let (done, row) = unsafe {
+                compress::walk::<O, N>(self.out.as_ptr(), &self.geo, words, start, first, end)
+            };
+            // SAFETY: the rest of the words have `end - row` set bits, for rows `row .. end`, in
+            // bounds and ours as above; the level allows AVX2.
+            unsafe { self.rest_avx2(words, start, done, row, end, last_col) };
+            return count;
+        }
+        #[cfg(target_arch = "x86_64")]
+        if self.isa.has_avx2() {
+            let dense = PACKED && !O::WIDE && N <= 4 && last_col;
+            if dense && end - first >= DENSE_BITS * words.len() {
+                // SAFETY: see above; `dense` holds.
+                unsafe { walk_dense::<O, N, PACKED, S>(self, words, start, first, end) };
+            } else if last_col {
+                // SAFETY: see above.
+                unsafe { walk_avx2::<O, N, PACKED, true, S>(self, words, start, first, end) };
+            } else {
+                // SAFETY: see above.
+                unsafe { walk_avx2::<O, N, PACKED, false, S>(self, words, start, first, end) };
+            }
+            return count;
+        }
+        // SAFETY: see above.
+        unsafe {
+            if last_col {
+                self.walk::<true>(words, start, first, end);
+            } else {
+                self.walk::<false>(words, start, first, end);
+            }
+        }
+        count
+    }
+}

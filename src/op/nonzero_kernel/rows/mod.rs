@@ -1,0 +1,97 @@
+//! Row writers: [`Rows`] walks the set bits of bitmask words and writes one coordinate row per
+//! bit, bit by bit, eight rows at a time, by a summary word for sparse chunks, or by the AVX2
+//! expansion for dense ones.
+//!
+//! The modules, by job: this one holds the types the scheduler sees ([`Emit`], [`Writer`],
+//! [`Rows`], [`Sharing`]); `emit` picks the walk for a chunk (the [`Emit`] impl); `walk` holds
+//! the portable walks (bit by bit, eight rows at a time, sparse); `avx2` the same compiled for
+//! AVX2 and the dense walk that expands words eight elements at a time.
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+mod emit;
+mod walk;
+
+use super::cursor::{Coord, Geometry};
+use super::out_view::{Exclusive, OutView, Shared};
+use crate::op::simd::Isa;
+
+/// Writes coordinate rows.
+pub(super) trait Emit {
+    /// Writes one row per set bit of `words` (bit i of word w is element `start + 64 w + i`),
+    /// from row `first_row` on; returns the number of rows written.
+    ///
+    /// # Safety
+    /// No other thread may write the rows `first_row ..` that this call writes while it runs.
+    unsafe fn emit(&self, words: &[u64], start: u64, first_row: u64) -> u64;
+}
+
+/// A row writer as the scheduler gets it: one that only this thread may use, or one that the
+/// workers may share (its view is shared, so the output layout is proven disjoint).
+#[derive(Clone, Copy)]
+pub(super) enum Writer<'r> {
+    Serial(&'r dyn Emit),
+    Parallel(&'r (dyn Emit + Sync)),
+}
+
+impl<'r> Writer<'r> {
+    /// The writer, for use on this thread.
+    pub fn on_this_thread(self) -> &'r dyn Emit {
+        match self {
+            Writer::Serial(e) => e,
+            Writer::Parallel(e) => e,
+        }
+    }
+}
+
+/// The coordinates output: N columns, packed (`rs == N`, `cs == 1`) or strided, over a view
+/// shared by the workers or not (`S`).
+pub(super) struct Rows<'a, O, const N: usize, const PACKED: bool, S> {
+    out: OutView<'a, O, S>,
+    rs: usize,
+    cs: usize,
+    geo: Geometry,
+    isa: Isa,
+}
+
+impl<'a, O, const N: usize, const PACKED: bool, S> Rows<'a, O, N, PACKED, S> {
+    pub fn new(out: OutView<'a, O, S>, rs: usize, cs: usize, geo: Geometry, isa: Isa) -> Self {
+        Rows {
+            out,
+            rs,
+            cs,
+            geo,
+            isa,
+        }
+    }
+}
+
+/// How rows written through a view of kind `Self` may be scheduled.
+pub(super) trait Sharing: Sized {
+    /// True when the view was built from a layout proven disjoint (no two elements share
+    /// memory), so rows written ahead and rewritten later cannot clobber another row.
+    const DISJOINT: bool;
+    /// The writer for rows over a view of this kind.
+    fn writer<'r, O: Coord, const N: usize, const P: bool>(
+        rows: &'r Rows<'_, O, N, P, Self>,
+    ) -> Writer<'r>;
+}
+
+impl Sharing for Exclusive {
+    const DISJOINT: bool = false;
+    fn writer<'r, O: Coord, const N: usize, const P: bool>(
+        rows: &'r Rows<'_, O, N, P, Self>,
+    ) -> Writer<'r> {
+        Writer::Serial(rows)
+    }
+}
+
+impl Sharing for Shared {
+    const DISJOINT: bool = true;
+    fn writer<'r, O: Coord, const N: usize, const P: bool>(
+        rows: &'r Rows<'_, O, N, P, Self>,
+    ) -> Writer<'r> {
+        // A shared view is Sync, and so are these rows.
+        Writer::Parallel(rows)
+    }
+}
