@@ -150,18 +150,10 @@ pub(super) unsafe fn walk<O: Coord, const N: usize>(
     // column's.
     let mut tv = [zero; 16];
     let line = |tv: &mut [__m512i; 16], cur: &Cursor<O, N>| {
-        // The row's lanes, read one by one: a vector load of `cur.row`, which the cursor has
-        // just stored element by element, would wait for those stores to reach the cache (no
-        // store forwarding into a wider load), about 20 cycles per line; volatile reads keep
-        // the compiler from merging them into one. A coordinate is below 2^32 (a dimension's
-        // size is a u32), so a 64-bit one's high lane is 0.
-        let step = if O::WIDE { 2 } else { 1 };
-        let mut t = zero;
-        for (c, v) in cur.row.iter().enumerate() {
-            // SAFETY: `v` is a reference to an initialised coordinate.
-            let v = unsafe { core::ptr::read_volatile(v) };
-            t = _mm512_mask_set1_epi32(t, 1 << (step * c), v.low32() as i32);
-        }
+        // SAFETY: the row is N coordinates of R / N lanes each, R <= 16 lanes in all; the
+        // masked load reads only those.
+        let t =
+            unsafe { _mm512_maskz_loadu_epi32(((1u32 << r) - 1) as u16, cur.row.as_ptr().cast()) };
         for b in 0..r {
             tv[b] = _mm512_permutexvar_epi32(lanes[b], t);
         }
