@@ -6,8 +6,9 @@
 //! - [`SerialRate`]: the time per unit of work (input elements, output bytes) of the kernel's
 //!   own serial executions, a moving average kept by the kernel;
 //! - the time per unit of the kernel's parallel executions, once there has been one (until
-//!   then, a perfect split plus the trips is assumed; one choice in 64 retries the parallel
-//!   path so its rate stays current);
+//!   then, a perfect split plus the trips is assumed; when that rate says no, the parallel
+//!   path is still retried once every [`RETRY_NS`] (100 ms), so a busy moment does not rule it
+//!   out for good, at a cost of one trip per 100 ms);
 //! - [`trip_ns`]: one trip through the workers (wake them, run one empty task each, wait),
 //!   measured the first time a kernel has a choice to make (median of five trips).
 //!
@@ -111,13 +112,17 @@ pub(crate) fn trip_ns(workers: Workers<'_>) -> u64 {
 pub(crate) struct Rates {
     pub serial: SerialRate,
     pub parallel: SerialRate,
-    /// Choices made since the last parallel execution, so that one in `RETRY` retries it.
-    since: AtomicU64,
+    /// When the parallel path was last retried against its rate, in [`now_ns`] nanoseconds.
+    retried: AtomicU64,
 }
 
-/// One choice in this many takes the parallel path even when its measured rate says no, to keep
-/// that rate current (a busy moment should not rule it out for good).
-const RETRY: u64 = 64;
+/// The parallel path is retried once per this many nanoseconds when its measured rate says no,
+/// to keep that rate current (a busy moment should not rule it out for good). A retry costs
+/// about one execution's trips through the pool (tens of microseconds on a busy two-core
+/// machine): once per 100 ms, at most a few tenths of a percent of the time. (Retrying one
+/// choice in a fixed count instead cost up to 2× on inputs just above the floor, where one
+/// trip is many executions' worth of work.)
+const RETRY_NS: u64 = 100_000_000;
 
 impl Rates {
     /// Rates starting at a serial `picos_per_unit` and an unknown parallel one.
@@ -125,9 +130,25 @@ impl Rates {
         Rates {
             serial: SerialRate::new(picos_per_unit),
             parallel: SerialRate::new(0),
-            since: AtomicU64::new(0),
+            retried: AtomicU64::new(0),
         }
     }
+
+    /// True, for one caller, when the last retry was at least [`RETRY_NS`] before `now`.
+    fn retry_due(&self, now: u64) -> bool {
+        let last = self.retried.load(Ordering::Relaxed);
+        now.saturating_sub(last) >= RETRY_NS
+            && self
+                .retried
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
+    }
+}
+
+/// Nanoseconds since the first call in this process (a monotonic clock).
+fn now_ns() -> u64 {
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_nanos() as u64
 }
 
 /// Bounds of the measured choice, in the kernel's units.
@@ -151,18 +172,25 @@ pub(crate) fn parallel_pays(
     if workers.threads < 2 || units < bounds.floor {
         return false;
     }
-    units >= bounds.ceiling || forced() || measured_pays(units, rates, trips, workers)
+    units >= bounds.ceiling || forced() || measured_pays(units, rates, trips, workers, now_ns)
 }
 
-/// The measured part of [`parallel_pays`] (no bounds, no `DMLS_PARALLEL`).
-fn measured_pays(units: u64, rates: &Rates, trips: u64, workers: Workers<'_>) -> bool {
+/// The measured part of [`parallel_pays`] (no bounds, no `DMLS_PARALLEL`), with the clock
+/// `now` (nanoseconds) that times the retries.
+fn measured_pays(
+    units: u64,
+    rates: &Rates,
+    trips: u64,
+    workers: Workers<'_>,
+    now: impl FnOnce() -> u64,
+) -> bool {
     let serial = rates.serial.estimate_ns(units);
     let pays = match rates.parallel.estimate_ns(units) {
         // Not measured yet: a perfect split plus the trips.
         0 => gains(serial, workers.threads as u64, trips, trip_ns(workers)),
         parallel => parallel < serial,
     };
-    pays || rates.since.fetch_add(1, Ordering::Relaxed) % RETRY == RETRY - 1
+    pays || rates.retry_due(now())
 }
 
 /// True when `DMLS_PARALLEL=always`. Read on every call that has a choice to make (inputs of at
@@ -224,16 +252,35 @@ mod tests {
     #[test]
     fn measured_rates_decide_between_the_bounds() {
         let two = Workers::without_pool(2);
-        // Serial 1 ns per unit; parallel measured at 2 ns: no, but for one choice in RETRY.
+        // Serial 1 ns per unit; parallel measured at 2 ns: no, but for one retry per RETRY_NS.
         let r = Rates::new(1000);
         r.parallel.record(1, Duration::from_nanos(2));
-        let yes = (0..2 * RETRY)
-            .filter(|_| measured_pays(500, &r, 1, two))
-            .count();
-        assert_eq!(yes as u64, 2, "one retry in {RETRY}");
-        // Parallel measured at 0.5 ns: yes.
+        let choices = |from: u64, to: u64, step: u64| {
+            (from..to)
+                .step_by(step as usize)
+                .filter(|&t| measured_pays(500, &r, 1, two, || t))
+                .count()
+        };
+        assert_eq!(
+            choices(0, RETRY_NS, 1000),
+            0,
+            "no retry in the first period"
+        );
+        assert_eq!(choices(RETRY_NS, 2 * RETRY_NS, 1000), 1, "one in the next");
+        assert_eq!(
+            choices(2 * RETRY_NS, 5 * RETRY_NS, 1000),
+            3,
+            "one per period"
+        );
+        // A late call retries at once, then waits a whole period again.
+        assert!(measured_pays(500, &r, 1, two, || 100 * RETRY_NS));
+        assert!(!measured_pays(500, &r, 1, two, || 101 * RETRY_NS - 1));
+        // Parallel measured at 0.5 ns: yes, every time.
         let r = Rates::new(1000);
         r.parallel.record(2, Duration::from_nanos(1));
-        assert!(measured_pays(500, &r, 1, two), "a faster parallel rate");
+        assert!(
+            measured_pays(500, &r, 1, two, || 0),
+            "a faster parallel rate"
+        );
     }
 }
