@@ -3,7 +3,8 @@
 # - every executable scripts/check_*.sh is the ctest test check_<X>, run from the source
 #   directory as   scripts/check_<X>.sh <source dir> <build dir>
 # - python/run_tests.sh, when it exists, is the ctest test "python", run from the source
-#   directory as   python/run_tests.sh <path to libdirectml_subset.so>
+#   directory as   python/run_tests.sh <path to libdirectml_subset.so>, and, with
+#   DIRECTML_SUBSET_TEST_INSTALL=1 and tests/test_install.py alone, the test "python_install"
 #
 # The globs are re-checked on every build, so a new script is registered by the next build.
 
@@ -32,4 +33,16 @@ if(DMLS_PYTHON_RUNNER)
     COMMAND "${CMAKE_SOURCE_DIR}/python/run_tests.sh" "${DMLS_LIB_DIR}/libdirectml_subset.so"
     WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
   set_tests_properties(python PROPERTIES TIMEOUT 900 ENVIRONMENT "${DMLS_TEST_ENV}")
+  # `pip install ./python` into a temporary directory (python/tests/test_install.py, which the
+  # test above skips), offline: no build isolation, no index, cargo offline. Its cargo build is
+  # the library build's (same cargo, target directory and environment): no dependency is built
+  # again, only the crate when `cargo test` (cargo_test) has built it since.
+  add_test(NAME python_install
+    COMMAND "${CMAKE_SOURCE_DIR}/python/run_tests.sh" "${DMLS_LIB_DIR}/libdirectml_subset.so"
+            tests/test_install.py
+    WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
+  set_tests_properties(python_install PROPERTIES RESOURCE_LOCK cargo TIMEOUT 1800
+    # A skip would pass unseen.
+    FAIL_REGULAR_EXPRESSION "[0-9]+ skipped"
+    ENVIRONMENT "DIRECTML_SUBSET_TEST_INSTALL=1;CARGO=${CARGO};CARGO_TARGET_DIR=${DMLS_CARGO_TARGET_DIR};CARGO_NET_OFFLINE=true;${DMLS_CARGO_ENV};${DMLS_TEST_ENV}")
 endif()

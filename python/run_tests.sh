@@ -1,8 +1,9 @@
 #!/bin/sh
 # Runs the Python package's tests against a built library, without installing the package:
 #
-#     python/run_tests.sh path/to/libdirectml_subset.so [pytest arguments...]
+#     python/run_tests.sh path/to/libdirectml_subset.so [tests/FILE.py] [pytest arguments...]
 #
+# With tests/FILE.py (a path under python/tests) it runs that file alone, else every test.
 # Uses `python3` from PATH, which needs numpy and pytest (python/requirements-test.txt lists
 # them). The project's ctest calls this from the repository root. Exits nonzero on failure.
 set -eu
@@ -27,4 +28,11 @@ export PYTHONPATH
 PYTHONDONTWRITEBYTECODE=1
 export PYTHONDONTWRITEBYTECODE
 cd "$here"
-exec python3 -m pytest -p no:cacheprovider -q tests "$@"
+tests=tests
+case "${1:-}" in
+    tests/*)
+        tests=$1
+        shift
+        ;;
+esac
+exec python3 -m pytest -p no:cacheprovider -q "$tests" "$@"

@@ -18,17 +18,16 @@ from ._capi import (
     LIBRARY_PATH,
     S_OK,
 )
-from ._core import (
+from ._api import (
     Device,
-    DirectMLError,
     default_device,
     diagonal_matrix,
     eye_like,
     nonzero_coordinates,
     onnx_nonzero,
     trilu,
-    version,
 )
+from ._library import DirectMLError, version
 
 __version__ = version()
 

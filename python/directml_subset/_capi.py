@@ -1,6 +1,6 @@
 """The C API of libdirectml_subset through ctypes: loading, DirectML's structs, prototypes.
 
-Nothing here knows about numpy; see ``_tensor.py`` and ``_core.py`` for that.
+Nothing here knows about numpy; see ``_tensor.py`` and the modules that use it for that.
 """
 
 import ctypes
@@ -303,7 +303,7 @@ lib = _load()
 LIBRARY_PATH = lib._dmls_path
 
 # dmls_operator_execute taking plain addresses (Python ints), for the prepared bindings of
-# _core._Prepared: no pointer conversions per call.
+# _operators._Prepared: no pointer conversions per call.
 operator_execute_raw = ctypes.CFUNCTYPE(c_int32, c_void_p, c_uint32, c_void_p, c_uint32, c_void_p)(
     ctypes.cast(lib.dmls_operator_execute, c_void_p).value
 )

@@ -32,7 +32,7 @@ from onnx.reference.ops.op_eyelike import EyeLike as _RefEyeLike
 from onnx.reference.ops.op_non_zero import NonZero as _RefNonZero
 from onnx.reference.ops.op_trilu import Trilu as _RefTrilu
 
-from . import _core, _tensor
+from . import _api, _tensor
 
 __all__ = ["NonZero", "Trilu", "EyeLike", "OPS", "DirectMLOp"]
 
@@ -49,7 +49,7 @@ class DirectMLOp(OpRun):
     """Base of the three operators: ``device`` is the Device they run on (None: the default)."""
 
     op_domain = ""
-    device: Optional[_core.Device] = None
+    device: Optional[_api.Device] = None
 
 
 class NonZero(DirectMLOp):
@@ -58,7 +58,7 @@ class NonZero(DirectMLOp):
     def _run(self, x: np.ndarray) -> Tuple[np.ndarray]:
         if not _supported(x.dtype):
             return _RefNonZero._run(self, x)
-        return (_core.onnx_nonzero(x, device=self.device),)
+        return (_api.onnx_nonzero(x, device=self.device),)
 
 
 class Trilu(DirectMLOp):
@@ -68,7 +68,7 @@ class Trilu(DirectMLOp):
         if not _supported(x.dtype) or x.ndim < 2:
             return _RefTrilu._run(self, x, k, upper=upper)
         kk = 0 if k is None else int(np.asarray(k).reshape(()).item())
-        return (_core.trilu(x, kk, upper=bool(1 if upper is None else upper), device=self.device),)
+        return (_api.trilu(x, kk, upper=bool(1 if upper is None else upper), device=self.device),)
 
 
 class EyeLike(DirectMLOp):
@@ -87,7 +87,7 @@ class EyeLike(DirectMLOp):
         target = data.dtype if dtype is None else out_dtype
         if data is None or data.ndim != 2 or target is None or not _supported(target):
             return _RefEyeLike._run(self, data, *args, dtype=dtype, k=k)
-        return (_core.eye_like(data, 0 if k is None else int(k), dtype=target, device=self.device),)
+        return (_api.eye_like(data, 0 if k is None else int(k), dtype=target, device=self.device),)
 
 
 #: The three operators, for ``ReferenceEvaluator(model, new_ops=OPS)``.

@@ -142,16 +142,16 @@ def bound_buffers(count, descs):
 
 
 def test_diagonal_matrix_in_place_goes_to_the_library_in_place(monkeypatch):
-    from directml_subset import _core
+    from directml_subset import _operators
 
     seen = []
-    real = _core._execute
+    real = _operators._execute
 
     def spy(handle, n_in, ins, n_out, outs):
         seen.append((bound_buffers(n_in, ins), bound_buffers(n_out, outs)))
         return real(handle, n_in, ins, n_out, outs)
 
-    monkeypatch.setattr(_core, "_execute", spy)
+    monkeypatch.setattr(_operators, "_execute", spy)
     a = np.arange(12, dtype=np.float32).reshape(3, 4)
     dml.diagonal_matrix(None, None, 0, 1, 9, input=a, out=a)
     assert seen == [([a.ctypes.data], [a.ctypes.data])]

@@ -186,7 +186,7 @@ def test_os_fork_while_a_device_lock_is_held():
     release = threading.Event()
 
     def hold():
-        with device._ops_lock, dml._core._default_lock:
+        with device._ops_lock, dml._api._default_lock:
             held.set()
             release.wait()
 

@@ -1,6 +1,12 @@
 """`pip install ./python` builds the library with cargo and bundles it, so that the installed
-package imports with no environment variable. Slow (runs cargo), so opt-in:
-DIRECTML_SUBSET_TEST_INSTALL=1 python/run_tests.sh <lib> -k install"""
+package imports with no environment variable, and leaves the source tree as it was.
+
+It runs pip and cargo, so the main test run skips it: ctest runs it as the test `python_install`
+(with cargo on the library build's target directory), or by hand:
+DIRECTML_SUBSET_TEST_INSTALL=1 python/run_tests.sh <lib> tests/test_install.py
+
+Offline: pip builds with the setuptools of this Python (--no-build-isolation; 70.1 or newer
+has bdist_wheel itself, python/requirements-test.txt asks for it) and looks at no index."""
 
 import importlib.util
 import os
@@ -25,16 +31,27 @@ def source_tree_state():
         return sorted(str(p.relative_to(PYTHON_DIR)) for p in PYTHON_DIR.rglob("*") if "__pycache__" not in p.parts)
 
 
+def has_module(name):
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ImportError:  # its parent package is missing
+        return False
+
+
 @pytest.mark.skipif(
     os.environ.get("DIRECTML_SUBSET_TEST_INSTALL") != "1",
-    reason="opt-in: set DIRECTML_SUBSET_TEST_INSTALL=1 (runs cargo build --release)",
+    reason="runs pip and cargo: ctest's python_install, or set DIRECTML_SUBSET_TEST_INSTALL=1",
 )
 def test_pip_install_bundles_the_library(tmp_path):
+    # What setup.py builds wheels with, from this Python: setuptools' own bdist_wheel (70.1+)
+    # or the `wheel` package's.
+    if not any(has_module(m) for m in ("setuptools.command.bdist_wheel", "wheel.bdist_wheel")):
+        pytest.fail("pip install --no-build-isolation needs setuptools 70.1 or newer (or setuptools "
+                    "and wheel) in this Python: pip install -r python/requirements-test.txt")
     before = source_tree_state()
     target = tmp_path / "site"
-    cmd = [sys.executable, "-m", "pip", "install", "--no-deps", "--target", str(target), str(PYTHON_DIR)]
-    if importlib.util.find_spec("setuptools") and importlib.util.find_spec("wheel"):
-        cmd.insert(4, "--no-build-isolation")
+    cmd = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index",
+           "--disable-pip-version-check", "--target", str(target), str(PYTHON_DIR)]
     subprocess.run(cmd, check=True)
     bundled = target / "directml_subset" / "libdirectml_subset.so"
     assert bundled.is_file()

@@ -301,18 +301,18 @@ def test_element_limits():
 def test_inputs_above_the_element_limit_are_described(monkeypatch):
     # The library accepts the desc (operator created), then the 68 GB worst-case coordinates
     # buffer would be allocated: stop there and look at what was created.
-    from directml_subset import _core, _tensor
+    from directml_subset import _capi, _operators, _tensor
 
     class Stop(Exception):
         pass
 
     created = []
-    real_init = _core._Operator.__init__
+    real_init = _operators._Operator.__init__
 
     def spy(self, device, op_type, desc):
         real_init(self, device, op_type, desc)
         t = desc.OutputCoordinatesTensor.contents
-        b = _core.C.DML_BUFFER_TENSOR_DESC.from_address(t.Desc)
+        b = _capi.DML_BUFFER_TENSOR_DESC.from_address(t.Desc)
         created.append((b.DataType, [b.Sizes[i] for i in range(b.DimensionCount)], bool(b.Strides)))
 
     real_alloc = _tensor.alloc_result
@@ -322,7 +322,7 @@ def test_inputs_above_the_element_limit_are_described(monkeypatch):
             raise Stop
         return real_alloc(shape, dtype)
 
-    monkeypatch.setattr(_core._Operator, "__init__", spy)
+    monkeypatch.setattr(_operators._Operator, "__init__", spy)
     monkeypatch.setattr(_tensor, "alloc_result", no_alloc)
     huge = np.broadcast_to(np.uint8(0), (65536, 65537))
     with pytest.raises(Stop):

@@ -62,13 +62,13 @@ def counting(monkeypatch):
     """Counts the calls that reach the library's three functions through the overrides."""
     calls = []
     for name in ("onnx_nonzero", "trilu", "eye_like"):
-        real = getattr(dml_onnx._core, name)
+        real = getattr(dml_onnx._api, name)
 
         def spy(*a, _real=real, _name=name, **k):
             calls.append(_name)
             return _real(*a, **k)
 
-        monkeypatch.setattr(dml_onnx._core, name, spy)
+        monkeypatch.setattr(dml_onnx._api, name, spy)
     return calls
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import directml_subset as dml
-from directml_subset import _core, _tensor
+from directml_subset import _arrays, _nonzero, _tensor
 from _util import ALL_TYPES, strict_device, values
 
 OTHER_ORDER = ">" if sys.byteorder == "little" else "<"
@@ -21,8 +21,13 @@ def no_temporaries(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("allocated a temporary although out= was given")
 
-    monkeypatch.setattr(_core, "_empty", refuse)
-    monkeypatch.setattr(_core._Scratch, "rows", refuse)
+    # `_arrays._empty` in every module of the package that allocates results with it.
+    users = [m for name, m in sorted(sys.modules.items())
+             if name.startswith("directml_subset.") and getattr(m, "_empty", None) is _arrays._empty]
+    assert {m.__name__ for m in users} >= {"directml_subset._api", "directml_subset._diagonal"}
+    for m in users:
+        monkeypatch.setattr(m, "_empty", refuse)
+    monkeypatch.setattr(_nonzero._Scratch, "rows", refuse)
     monkeypatch.setattr(_tensor, "alloc_result", refuse)
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import directml_subset as dml
-from directml_subset import _core
+from directml_subset import _nonzero, _operators
 from _util import run_threads, values
 
 PYTHON_DIR = Path(__file__).resolve().parent.parent
@@ -37,19 +37,19 @@ def test_operators_are_cached_per_layout_and_bounded(monkeypatch):
     dml.trilu(x, device=dev)
     n = len(dev._ops)
     created = []
-    real = _core._Operator.__init__
+    real = _operators._Operator.__init__
 
     def spy(self, *a):
         created.append(a[1])
         real(self, *a)
 
-    monkeypatch.setattr(_core._Operator, "__init__", spy)
+    monkeypatch.setattr(_operators._Operator, "__init__", spy)
     for _ in range(5):
         dml.trilu(x, device=dev)
     assert created == [] and len(dev._ops) == n
     dml.trilu(x, k=1, device=dev)
     assert len(created) == 1
-    monkeypatch.setattr(_core, "OPERATOR_CACHE_SIZE", 4)
+    monkeypatch.setattr(_operators, "OPERATOR_CACHE_SIZE", 4)
     for k in range(10):
         np.testing.assert_array_equal(dml.trilu(x, k=k - 5, device=dev), np.triu(x, k - 5))
     assert len(dev._ops) <= 4
@@ -77,7 +77,7 @@ def test_threads_and_devices_share_nothing_they_should_not(rng):
 
 def test_large_nonzero_shrinks_a_new_array(rng, monkeypatch):
     # Above the scratch limit the rows go to a new worst-case array, shrunk to the count.
-    monkeypatch.setattr(_core, "SCRATCH_LIMIT", 0)
+    monkeypatch.setattr(_nonzero, "SCRATCH_LIMIT", 0)
     a = values(rng, np.float32, (64, 70), density=0.3)
     got = dml.nonzero_coordinates(a)
     assert got.flags.owndata and got.flags.c_contiguous
@@ -88,8 +88,8 @@ def test_large_nonzero_shrinks_a_new_array(rng, monkeypatch):
 def test_scratch_results_are_independent_across_sizes(rng, monkeypatch):
     # Results copied out of the thread's scratch buffer stay as they were while the buffer is
     # reused (grown, then written by smaller calls), and above the limit nothing is kept.
-    monkeypatch.setattr(_core, "SCRATCH_LIMIT", 64 << 10)
-    monkeypatch.setattr(_core._tls, "scratch", _core._Scratch(), raising=False)  # a new one
+    monkeypatch.setattr(_nonzero, "SCRATCH_LIMIT", 64 << 10)
+    monkeypatch.setattr(_nonzero._tls, "scratch", _nonzero._Scratch(), raising=False)  # a new one
     arrays = [values(rng, np.float32, shape, density=0.6) for shape in [(20, 30), (60, 70), (5, 6), (90, 91), (60, 70)]]
     results = [(dml.nonzero_coordinates(a), dml.onnx_nonzero(a)) for a in arrays]
     for a, (coords, onnx) in zip(arrays, results):
@@ -97,9 +97,9 @@ def test_scratch_results_are_independent_across_sizes(rng, monkeypatch):
         np.testing.assert_array_equal(onnx, np.array(np.nonzero(a)))
         for r in (coords, onnx):
             base = r if r.base is None else r.base
-            assert base.flags.owndata and not np.shares_memory(r, _core._tls.scratch._rows)
+            assert base.flags.owndata and not np.shares_memory(r, _nonzero._tls.scratch._rows)
     # 60 x 70 rows fit in 64 KB; 90 x 91 (64 KB of uint32 rows, 128 KB of int64) do not.
-    assert _core._tls.scratch._rows.nbytes <= 64 << 10
+    assert _nonzero._tls.scratch._rows.nbytes <= 64 << 10
 
 
 def test_a_call_nested_in_a_call_gets_its_own_scratch(rng, monkeypatch):
@@ -109,17 +109,17 @@ def test_a_call_nested_in_a_call_gets_its_own_scratch(rng, monkeypatch):
     outer = values(rng, np.float32, (30, 40), density=0.5)
     inner = values(rng, np.float32, (30, 40), density=0.5)
     dml.nonzero_coordinates(outer)  # this thread now keeps a scratch buffer
-    real = _core._Scratch.count
+    real = _nonzero._Scratch.count
     nested = []
 
     def count_then_call(self, out_dt):
         if not nested:
             nested.append(None)
             nested[0] = dml.nonzero_coordinates(inner)
-            assert self is not _core._tls.scratch  # the nested call used (and kept) another
+            assert self is not _nonzero._tls.scratch  # the nested call used (and kept) another
         return real(self, out_dt)
 
-    monkeypatch.setattr(_core._Scratch, "count", count_then_call)
+    monkeypatch.setattr(_nonzero._Scratch, "count", count_then_call)
     np.testing.assert_array_equal(dml.nonzero_coordinates(outer), np.argwhere(outer))
     np.testing.assert_array_equal(nested[0], np.argwhere(inner))
 
@@ -134,7 +134,7 @@ def test_each_thread_has_its_own_scratch(rng):
             np.testing.assert_array_equal(dml.nonzero_coordinates(a), np.argwhere(a))
             out = np.empty((a.ndim, a.size), np.int64, order="F")
             np.testing.assert_array_equal(dml.onnx_nonzero(a, out=out), np.array(np.nonzero(a)))
-        scratches[i] = _core._tls.scratch
+        scratches[i] = _nonzero._tls.scratch
 
     run_threads(work, range(6))
     assert len({id(s) for s in scratches.values()}) == 6

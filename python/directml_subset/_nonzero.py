@@ -1,0 +1,183 @@
+"""NONZERO_COORDINATES: the operator for a layout, per-thread scratch buffers for the
+worst-case coordinate rows, the run into scratch, `out` or a new array, and ONNX NonZero's
+int64 ``[rank, nnz]`` from the rows. The public functions, with their argument checks, are
+in `_api`."""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+
+import numpy as np
+
+from . import _capi as C
+from . import _tensor as T
+from ._arrays import _addr, _bind_in, _input_layout, _pad_shape
+from ._operators import _Prepared, _prepared
+
+
+# Native-order numpy dtypes -> DML_TENSOR_DATA_TYPE, for the fast path (bool stores as UINT8).
+# Bound by assignment, not imported: CPython 3.11 compiles `name.get(...)` on an imported name
+# without LOAD_METHOD, which costs a bound method per call.
+_FAST_DT = T.DATA_TYPES
+
+
+# NONZERO_COORDINATES' worst-case coordinates up to this many bytes go to a per-thread scratch
+# buffer kept between calls (the count rows are then copied out); larger ones to a new array
+# shrunk in place.
+SCRATCH_LIMIT = 16 << 20
+
+
+_tls = threading.local()
+
+
+class _Scratch:
+    """One thread's buffers for NONZERO_COORDINATES: the count (UINT32 or UINT64) and the
+    worst-case coordinate rows (up to SCRATCH_LIMIT bytes, grown on demand, kept between calls).
+    """
+
+    __slots__ = ("_count64", "_count32", "count_addr", "_rows", "_rows_addr")
+
+    def __init__(self):
+        self._count64 = (ctypes.c_uint64 * 2)()
+        self._count32 = (ctypes.c_uint32 * 4).from_buffer(self._count64)
+        self.count_addr = ctypes.addressof(self._count64)
+        self._rows = None
+        self._rows_addr = 0
+
+    def count(self, out_dt):
+        return self._count32[0] if out_dt == C.DT_UINT32 else self._count64[0]
+
+    def rows(self, nbytes):
+        """The address of the rows buffer, at least `nbytes` long."""
+        if self._rows is None or self._rows.nbytes < nbytes:
+            self._rows = None  # the old one goes first
+            self._rows = T.alloc((max(nbytes, 4096),), np.uint8)
+            self._rows_addr = _addr(self._rows)
+        return self._rows_addr
+
+
+def _take_scratch():
+    """This thread's scratch, which the caller holds until `_put_scratch`: a call that starts
+    on this thread meanwhile (from a signal handler or a finalizer) gets a new one, so nothing
+    it writes can reach the holder's rows before they are copied out."""
+    s = getattr(_tls, "scratch", None)
+    if s is None:
+        return _Scratch()
+    _tls.scratch = None
+    return s
+
+
+def _put_scratch(s):
+    _tls.scratch = s
+
+
+def _nonzero_input(x, where):
+    if type(x) is not np.ndarray:
+        x = np.asarray(x)
+    dt = _FAST_DT.get(x.dtype)
+    if dt is None:
+        dt = T.data_type(x.dtype, where)
+        x = T.storage(x)
+    return x, dt
+
+
+def _make_nonzero(device, shape, dt, strides, columns, out_dt, coords_sizes, count_dims, where):
+    def make():
+        in_desc = T.TensorDesc(dt, shape, strides, where)
+        count_desc = T.TensorDesc(out_dt, [1] * count_dims, where=where)
+        coords_desc = T.TensorDesc(out_dt, coords_sizes, where=where)
+        desc = C.DML_NONZERO_COORDINATES_OPERATOR_DESC(
+            in_desc.pointer(), count_desc.pointer(), coords_desc.pointer()
+        )
+        return _Prepared(
+            device,
+            C.DML_OPERATOR_NONZERO_COORDINATES,
+            desc,
+            [in_desc.total, count_desc.total, coords_desc.total],
+            [True],
+        )
+
+    return make
+
+
+def _run_nonzero(device, x, dt, columns, out_dt, where, out=None):
+    """NONZERO_COORDINATES on `x` (native order, ndim >= 1, nonempty) with packed coordinate
+    rows of type `out_dt`; returns the rows as a C-contiguous ``(count, columns)`` array.
+
+    The count is known only after execution, so the rows go to a worst-case ``{M, columns}``
+    buffer. With `out` (checked by `_rows_out`) that is `out`, and the result is the view
+    ``out[:count]``. Otherwise, up to SCRATCH_LIMIT bytes, it is this thread's scratch buffer,
+    whose first ``count`` rows are copied into a new array; above, a new array shrunk in place
+    to ``count`` rows (``ndarray.resize``, a ``realloc``; the library writes only the first
+    ``count`` rows, so the pages after them are never touched). At feature levels below 4.0
+    all three tensors get 4 or 5 dimensions (leading 1s), as DirectML requires there.
+    """
+    fl3 = device.feature_level < 0x4000
+    ndim = x.ndim
+    if fl3 and ndim < 4:
+        x = x.reshape(_pad_shape(x.shape, 4))
+    shape = x.shape
+    m = x.size
+    if m <= C.UINT32_MAX:
+        coords_sizes = (1,) * (x.ndim - 2 if fl3 else 0) + (m, columns)
+    else:
+        # More rows than a 32-bit M: with 64-bit outputs (an extension) the rows may spread
+        # over the dimensions before N, as the input's own dimensions.
+        if fl3 or x.ndim + 1 > C.MAX_DIMS:
+            raise ValueError(
+                f"{where}: the input has {m} elements, more than a 32-bit M; its coordinates "
+                f"need {x.ndim + 1} dimensions (the input's and N), more than this device allows"
+            )
+        coords_sizes = shape + (columns,)
+    count_dims = x.ndim if fl3 else 1
+    arr, addr, strides = _input_layout(x, dt, where)
+    key = (C.DML_OPERATOR_NONZERO_COORDINATES, dt, shape, None if strides is None else tuple(strides), columns, out_dt, coords_sizes, count_dims)
+    op = device._ops.get(key)
+    if op is None or device._handle is None:
+        T.check_sizes(shape, where)
+        op = _prepared(
+            device, key, _make_nonzero(device, shape, dt, strides, columns, out_dt, coords_sizes, count_dims, where)
+        )
+    totals = op.totals
+    if strides is None and arr.nbytes < totals[0]:
+        arr, addr = _bind_in(arr, dt, totals[0], where)
+    scratch = _take_scratch()
+    try:
+        if out is not None:
+            # M rows of `columns` 4- or 8-byte coordinates: exactly the tensor's total.
+            op.run(addr, scratch.count_addr, _addr(out))
+            return out[: scratch.count(out_dt)]
+        np_dt = T.NUMPY_TYPES[out_dt]
+        worst = totals[2]
+        if worst <= SCRATCH_LIMIT:
+            # Into this thread's scratch buffer, then the `count` rows copied out.
+            rows = scratch.rows(worst)
+            op.run(addr, scratch.count_addr, rows)
+            coords = np.empty((scratch.count(out_dt), columns), np_dt)
+            if coords.size:
+                ctypes.memmove(_addr(coords), rows, coords.nbytes)
+            return coords
+        # Into a new worst-case array, shrunk in place to `count` rows: only the rows written
+        # are ever touched (pages past them stay unmapped), nothing is copied.
+        coords = T.alloc_result((m, columns), np_dt)
+        op.run(addr, scratch.count_addr, _addr(coords))
+        coords.resize((scratch.count(out_dt), columns), refcheck=False)
+        return coords
+    finally:
+        _put_scratch(scratch)
+
+
+def _onnx_coords(device, x, dt, where, out=None):
+    """ONNX NonZero of `x` (1 to 8 dimensions, nonempty) as int64 ``[ndim, nnz]``, in
+    ``out[:, :nnz]`` when `out` (Fortran-ordered ``(ndim, x.size)``) is given."""
+    m, n = x.size, x.ndim
+    rows_out = None if out is None else out.T
+    if device.extensions or m * n > C.UINT32_MAX:
+        # INT64 rows (a strict device refuses them, naming the flag).
+        return _run_nonzero(device, x, dt, n, C.DT_INT64, where, rows_out).T
+    rows = _run_nonzero(device, x, dt, n, C.DT_UINT32, where)
+    if out is None:
+        return rows.T.astype(np.int64, order="C")
+    rows_out[: len(rows)] = rows
+    return out[:, : len(rows)]
