@@ -2,9 +2,9 @@
 //! size tuned on one machine but the size at which, on this machine, the work split over the
 //! workers plus the trips through the pool takes less time than the work on one thread.
 //!
-//! Two measurements feed the choice, both process-wide:
-//! - [`SerialRate`]: the time per unit of work (input elements, output bytes) of the kernel's
-//!   own serial executions, a moving average kept by the kernel;
+//! Three measurements feed the choice, all process-wide:
+//! - [`Rate`]: the time per unit of work (input elements, output bytes) of the kernel's own
+//!   serial executions, a moving average kept by the kernel;
 //! - the time per unit of the kernel's parallel executions, once there has been one (until
 //!   then, a perfect split plus the trips is assumed; when that rate says no, the parallel
 //!   path is still retried once every [`RETRY_NS`] (100 ms), so a busy moment does not rule it
@@ -27,41 +27,41 @@ use crate::pool::Workers;
 
 /// A kernel's cost per unit of work, in picoseconds, as a moving average.
 ///
-/// A serial rate ([`SerialRate::new`]) leans towards its fast executions: a faster one moves
+/// A serial rate ([`Rate::serial`]) leans towards its fast executions: a faster one moves
 /// it half way, a slower one a sixteenth. A serial execution is slowed by whatever else runs,
 /// above all by the pool's own workers, which spin for a while after each parallel execution:
 /// an even average would count that against the serial path and so choose the parallel path
 /// more, which keeps the workers spinning (measured: a 2^14-element NonZero on two vCPUs took
-/// 1.04–1.4× the one-thread time that way). A parallel rate ([`SerialRate::unknown`]) is an
+/// 1.04–1.4× the one-thread time that way). A parallel rate ([`Rate::parallel`]) is an
 /// even average (each execution counts an eighth): its cost is what it costs.
-pub(crate) struct SerialRate {
+pub(crate) struct Rate {
     picos_per_unit: AtomicU64,
     lean_fast: bool,
 }
 
-impl SerialRate {
+impl Rate {
     /// A serial rate that starts at `picos_per_unit` until the first measurement.
-    pub const fn new(picos_per_unit: u64) -> SerialRate {
-        SerialRate {
+    pub const fn serial(picos_per_unit: u64) -> Rate {
+        Rate {
             picos_per_unit: AtomicU64::new(picos_per_unit),
             lean_fast: true,
         }
     }
 
     /// A parallel rate, unknown (0) until its first measurement, which it takes whole.
-    pub const fn unknown() -> SerialRate {
-        SerialRate {
+    pub const fn parallel() -> Rate {
+        Rate {
             picos_per_unit: AtomicU64::new(0),
             lean_fast: false,
         }
     }
 
-    /// The estimated serial time of `units` units, in nanoseconds.
+    /// The estimated time of `units` units, in nanoseconds (0 while a parallel rate is unknown).
     pub fn estimate_ns(&self, units: u64) -> u64 {
         units.saturating_mul(self.picos_per_unit.load(Ordering::Relaxed)) / 1000
     }
 
-    /// Adds a serial execution of `units` units that took `elapsed`. Racing updates may lose
+    /// Adds an execution of `units` units that took `elapsed`. Racing updates may lose
     /// one of them; the average stays an average.
     pub fn record(&self, units: u64, elapsed: Duration) {
         if units == 0 {
@@ -85,7 +85,7 @@ impl SerialRate {
 
 /// Times `f` and records it in `rate` as `units` units of serial work.
 #[inline]
-pub(crate) fn timed<R>(rate: &SerialRate, units: u64, f: impl FnOnce() -> R) -> R {
+pub(crate) fn timed<R>(rate: &Rate, units: u64, f: impl FnOnce() -> R) -> R {
     let t = Instant::now();
     let r = f();
     rate.record(units, t.elapsed());
@@ -131,8 +131,8 @@ pub(crate) fn trip_ns(workers: Workers<'_>) -> u64 {
 /// A kernel's measured serial and parallel rates. The parallel rate starts unknown (0): until
 /// a parallel execution has been timed, the choice assumes a perfect split plus the trips.
 pub(crate) struct Rates {
-    pub serial: SerialRate,
-    pub parallel: SerialRate,
+    pub serial: Rate,
+    pub parallel: Rate,
     /// When the parallel path was last retried against its rate, in [`now_ns`] nanoseconds.
     retried: AtomicU64,
 }
@@ -149,8 +149,8 @@ impl Rates {
     /// Rates starting at a serial `picos_per_unit` and an unknown parallel one.
     pub const fn new(picos_per_unit: u64) -> Rates {
         Rates {
-            serial: SerialRate::new(picos_per_unit),
-            parallel: SerialRate::unknown(),
+            serial: Rate::serial(picos_per_unit),
+            parallel: Rate::parallel(),
             retried: AtomicU64::new(0),
         }
     }
@@ -232,7 +232,7 @@ mod tests {
     #[test]
     fn the_rate_is_a_moving_average() {
         // A parallel rate: unknown, then the first sample whole, then an eighth per sample.
-        let r = SerialRate::unknown();
+        let r = Rate::parallel();
         assert_eq!(r.estimate_ns(1000), 0);
         r.record(1000, Duration::from_micros(8));
         assert_eq!(r.estimate_ns(1000), 8000);
@@ -249,7 +249,7 @@ mod tests {
 
     #[test]
     fn a_serial_rate_leans_towards_fast_executions() {
-        let r = SerialRate::new(8000);
+        let r = Rate::serial(8000);
         assert_eq!(r.estimate_ns(1000), 8000);
         // Slower (24 ns per unit): a sixteenth of the way.
         r.record(1000, Duration::from_micros(24));
@@ -263,7 +263,7 @@ mod tests {
         }
         assert!((15_900..=16_000).contains(&r.estimate_ns(1000)));
         // One execution 25 times slower moves it 1.5 times; the next fast one halves that.
-        let r = SerialRate::new(4000);
+        let r = Rate::serial(4000);
         r.record(1000, Duration::from_micros(100));
         assert_eq!(r.estimate_ns(1000), 10_000);
         r.record(1000, Duration::from_micros(4));
