@@ -73,6 +73,26 @@ enum Other<'a, U> {
     From(&'a [U]),
 }
 
+/// What the rows of a packed output hold: `w` elements per row and `h` rows per matrix, Value
+/// where the segments of DiagonalFillBegin/End (`begin`, `end`) put it, `other` elsewhere.
+#[derive(Clone, Copy)]
+struct Band<'a, U> {
+    w: usize,
+    h: u64,
+    begin: i64,
+    end: i64,
+    value: U,
+    other: Other<'a, U>,
+}
+
+impl<U> Band<'_, U> {
+    /// The segments of a row that is row `y` of its matrix.
+    #[inline(always)]
+    fn segments(&self, y: u64) -> Segments {
+        segments(y, self.w as u64, self.begin, self.end)
+    }
+}
+
 pub(crate) fn execute(
     plan: &DiagonalPlan,
     input: Input<'_>,
@@ -172,15 +192,8 @@ fn fill_row_small<U: Word>(
 
 /// Writes packed rows `first_row ..` (as many as `chunk` holds) through streaming stores.
 #[inline(always)]
-fn stream_rows<U: Word>(
-    chunk: &mut [U],
-    first_row: usize,
-    (w, h): (usize, u64),
-    (begin, end): (i64, i64),
-    value: U,
-    other: Other<'_, U>,
-    isa: Isa,
-) {
+fn stream_rows<U: Word>(chunk: &mut [U], first_row: usize, band: Band<'_, U>, isa: Isa) {
+    let (w, h, value, other) = (band.w, band.h, band.value, band.other);
     let rows = chunk.len() / w;
     let mut out = StreamWriter::new(chunk, isa);
     // Runs of one kind that continue from one row into the next (the zeros after one row's
@@ -188,7 +201,7 @@ fn stream_rows<U: Word>(
     let mut run: Option<(Run<U>, usize)> = None;
     let mut y = first_row as u64 % h;
     for r in 0..rows {
-        let seg = segments(y, w as u64, begin, end);
+        let seg = band.segments(y);
         let (lo, hi) = (seg.lo, seg.hi.max(seg.lo));
         let src = (first_row + r) * w;
         let v = seg.value_outside;
@@ -263,13 +276,10 @@ impl<U: Word> Run<U> {
 unsafe fn stream_rows_avx2<U: Word>(
     chunk: &mut [U],
     first_row: usize,
-    shape: (usize, u64),
-    fill: (i64, i64),
-    value: U,
-    other: Other<'_, U>,
+    band: Band<'_, U>,
     isa: Isa,
 ) {
-    stream_rows(chunk, first_row, shape, fill, value, other, isa)
+    stream_rows(chunk, first_row, band, isa)
 }
 
 /// Writes packed rows `first_row ..` (as many as `chunk` holds) with AVX-512 runs: no library
@@ -279,14 +289,8 @@ unsafe fn stream_rows_avx2<U: Word>(
 /// The CPU has AVX-512 F and BW.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn rows_avx512<U: Word>(
-    chunk: &mut [U],
-    first_row: usize,
-    (w, h): (usize, u64),
-    (begin, end): (i64, i64),
-    value: U,
-    other: Other<'_, U>,
-) {
+unsafe fn rows_avx512<U: Word>(chunk: &mut [U], first_row: usize, band: Band<'_, U>) {
+    let (w, h, value, other) = (band.w, band.h, band.value, band.other);
     use super::simd::runs512::{copy, fill};
     let mut lanes = [value; 64];
     let lanes = &mut lanes[..64 / U::SIZE];
@@ -302,7 +306,7 @@ unsafe fn rows_avx512<U: Word>(
         let n = w * s;
         let ones = |k: usize| if k >= 64 { u64::MAX } else { (1u64 << k) - 1 };
         for (r, row) in chunk.chunks_exact_mut(w).enumerate() {
-            let seg = segments(y, w as u64, begin, end);
+            let seg = band.segments(y);
             let (lo, hi) = (seg.lo * s, seg.hi.max(seg.lo) * s);
             let dst = row.as_mut_ptr().cast::<u8>();
             let src = match other {
@@ -345,7 +349,7 @@ unsafe fn rows_avx512<U: Word>(
         return;
     }
     for (r, row) in chunk.chunks_exact_mut(w).enumerate() {
-        let seg = segments(y, w as u64, begin, end);
+        let seg = band.segments(y);
         let (lo, hi) = (seg.lo, seg.hi.max(seg.lo));
         let v = seg.value_outside;
         let src = (first_row + r) * w;
@@ -385,6 +389,14 @@ fn run_packed<U: Word>(
     let rows = (l.elements / w as u64) as usize;
     let out = &mut out[..rows * w];
     let (begin, end) = (plan.begin, plan.end);
+    let band = Band {
+        w,
+        h,
+        begin,
+        end,
+        value,
+        other,
+    };
     let bytes = l.elements * U::SIZE as u64;
     let stream = bytes >= STREAM_MIN_BYTES && w * U::SIZE >= STREAM_MIN_ROW_BYTES;
     let isa = Isa::detect();
@@ -393,19 +405,17 @@ fn run_packed<U: Word>(
             #[cfg(target_arch = "x86_64")]
             if isa.has_avx2() {
                 // SAFETY: only detection makes an `Isa` with AVX2, on a CPU that has it.
-                unsafe {
-                    stream_rows_avx2(chunk, first_row, (w, h), (begin, end), value, other, isa)
-                };
+                unsafe { stream_rows_avx2(chunk, first_row, band, isa) };
                 return;
             }
-            stream_rows(chunk, first_row, (w, h), (begin, end), value, other, isa);
+            stream_rows(chunk, first_row, band, isa);
             return;
         }
         #[cfg(target_arch = "x86_64")]
         if isa.has_avx512() {
             // SAFETY: only detection makes an `Isa` at Avx512, on a CPU that has AVX-512 F and
             // BW.
-            unsafe { rows_avx512(chunk, first_row, (w, h), (begin, end), value, other) };
+            unsafe { rows_avx512(chunk, first_row, band) };
             return;
         }
         let mut y = first_row as u64 % h;

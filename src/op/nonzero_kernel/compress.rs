@@ -15,6 +15,16 @@ use core::arch::x86_64::*;
 
 use super::cursor::{Coord, Cursor, Geometry};
 
+/// The words a walk writes the rows of: bit i of word w is element `start + 64 w + i`, and their
+/// rows are `first .. end`, one per set bit.
+#[derive(Clone, Copy)]
+pub(super) struct Chunk<'a> {
+    pub words: &'a [u64],
+    pub start: u64,
+    pub first: usize,
+    pub end: usize,
+}
+
 /// Rows a word's slices may store past its first row: 64 set bits, then 16 whole rows.
 pub(super) const SLACK: usize = 80;
 
@@ -54,14 +64,19 @@ const fn tables(row: bool) -> [[[u32; 16]; 16]; 17] {
 #[inline(always)]
 unsafe fn drive<O: Coord, const N: usize, T>(
     geo: &Geometry,
-    (words, start): (&[u64], u64),
-    (first, end): (usize, usize),
+    chunk: Chunk<'_>,
     state: &mut T,
     line: impl Fn(&mut T, &Cursor<O, N>),
     slice: impl Fn(&T, usize, __m512i),
 ) -> (usize, usize) {
     // SAFETY: the CPU has the features (caller).
     let iota = unsafe { _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0) };
+    let Chunk {
+        words,
+        start,
+        first,
+        end,
+    } = chunk;
     let mut cur = Cursor::<O, N>::at(geo, start);
     line(state, &cur);
     let mut row = first;
@@ -112,8 +127,7 @@ unsafe fn drive<O: Coord, const N: usize, T>(
     (wi, row)
 }
 
-/// Writes the rows of `words` (bit i of word w is element `start + 64 w + i`) from row `first`
-/// on, for as long as a word's slices stay `SLACK` rows short of `end`; returns how many words
+/// Writes the rows of the chunk's words from its row `first` on, for as long as a word's slices stay `SLACK` rows short of `end`; returns how many words
 /// it wrote and the row after their rows. The caller writes the rest.
 ///
 /// # Safety
@@ -125,10 +139,7 @@ unsafe fn drive<O: Coord, const N: usize, T>(
 pub(super) unsafe fn walk<O: Coord, const N: usize>(
     out: *mut O,
     geo: &Geometry,
-    words: &[u64],
-    start: u64,
-    first: usize,
-    end: usize,
+    chunk: Chunk<'_>,
 ) -> (usize, usize) {
     let r = if O::WIDE { 2 * N } else { N };
     let xlane = (geo.line - geo.first) * if O::WIDE { 2 } else { 1 };
@@ -169,7 +180,7 @@ pub(super) unsafe fn walk<O: Coord, const N: usize>(
         }
     };
     // SAFETY: this function has the features `drive` needs.
-    unsafe { drive::<O, N, _>(geo, (words, start), (first, end), &mut tv, line, slice) }
+    unsafe { drive::<O, N, _>(geo, chunk, &mut tv, line, slice) }
 }
 
 /// [`walk`] for UINT32 coordinates in ONNX Runtime's layout: row r's column c at element
@@ -185,10 +196,7 @@ pub(super) unsafe fn walk_pairs<const N: usize>(
     out: *mut u32,
     cs: usize,
     geo: &Geometry,
-    words: &[u64],
-    start: u64,
-    first: usize,
-    end: usize,
+    chunk: Chunk<'_>,
 ) -> (usize, usize) {
     let xcol = geo.line - geo.first;
     // Lanes 2i and 2i + 1 of half h take row 8h + i.
@@ -221,5 +229,5 @@ pub(super) unsafe fn walk_pairs<const N: usize>(
         }
     };
     // SAFETY: this function has the features `drive` needs.
-    unsafe { drive::<u32, N, _>(geo, (words, start), (first, end), &mut tv, line, slice) }
+    unsafe { drive::<u32, N, _>(geo, chunk, &mut tv, line, slice) }
 }

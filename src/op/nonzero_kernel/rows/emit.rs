@@ -43,6 +43,13 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_,
         );
         let (first, end) = (first_row as usize, (first_row + count) as usize);
         let last_col = self.geo.line - self.geo.first == N - 1;
+        #[cfg(target_arch = "x86_64")]
+        let chunk = compress::Chunk {
+            words,
+            start,
+            first,
+            end,
+        };
         // Why the walks below are sound: rows first .. end are in bounds (asserted above) and
         // `end - first` is the number of set bits; the caller guarantees no other thread writes
         // those rows. The AVX2 walks run only when the CPU has AVX2, BMI1 and POPCNT; the dense
@@ -63,15 +70,7 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_,
             // walk share no element with a row written before), and the level allows AVX-512
             // F, BW, VL and VBMI2, BMI1 and POPCNT.
             let (done, row) = unsafe {
-                compress::walk_pairs::<N>(
-                    self.out.as_ptr().cast(),
-                    self.cs,
-                    &self.geo,
-                    words,
-                    start,
-                    first,
-                    end,
-                )
+                compress::walk_pairs::<N>(self.out.as_ptr().cast(), self.cs, &self.geo, chunk)
             };
             // SAFETY: as for the packed case below.
             unsafe { self.rest_avx2(words, start, done, row, end, last_col) };
@@ -86,9 +85,8 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_,
         {
             // SAFETY: see above; the output is packed with N <= 8 columns, and the level
             // allows AVX-512 F, BW, VL and VBMI2, BMI1 and POPCNT.
-            let (done, row) = unsafe {
-                compress::walk::<O, N>(self.out.as_ptr(), &self.geo, words, start, first, end)
-            };
+            let (done, row) =
+                unsafe { compress::walk::<O, N>(self.out.as_ptr(), &self.geo, chunk) };
             // SAFETY: the rest of the words have `end - row` set bits, for rows `row .. end`, in
             // bounds and ours as above; the level allows AVX2.
             unsafe { self.rest_avx2(words, start, done, row, end, last_col) };
