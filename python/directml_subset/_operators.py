@@ -47,7 +47,7 @@ class _Prepared:
         # `totals`: TotalTensorSizeInBytes per slot (None for an unbound input);
         # `input_kinds`: per input slot, True when bound (False: DML_BINDING_TYPE_NONE).
         self.op = _Operator(device, op_type, desc)
-        self.handle = self.op.handle.value
+        self.handle = self.op.handle
         self.totals = totals
         self.n_in = len(input_kinds)
         self.n_out = len(totals) - self.n_in
@@ -69,8 +69,8 @@ class _Prepared:
         # Buffer is the first member of each 24-byte DML_BUFFER_BINDING: patched as a uint64.
         buffers = (ctypes.c_uint64 * (3 * n)).from_buffer(bindings)
         base = ctypes.addressof(descs)
-        outs = base + ctypes.sizeof(C.DML_BINDING_DESC) * self.n_in
-        return (buffers, base if self.n_in else None, outs, descs, bindings)
+        outs = ctypes.c_void_p(base + ctypes.sizeof(C.DML_BINDING_DESC) * self.n_in)
+        return (buffers, ctypes.c_void_p(base) if self.n_in else None, outs, descs, bindings)
 
     def _runner(self):
         """`run(*addresses)`: one address per bound slot, in slot order."""
@@ -93,7 +93,7 @@ class _Prepared:
         return run
 
 
-_execute = C.operator_execute_raw
+_execute = C.operator_execute_untyped
 
 # The operators a device has created, per device: at most this many, the oldest dropped first.
 OPERATOR_CACHE_SIZE = 256
