@@ -22,6 +22,11 @@ from ._operators import _Prepared, _prepared
 _FAST_DT = T.DATA_TYPES
 
 
+# NONZERO_COORDINATES' worst-case coordinates up to this many bytes go, after the count, to one
+# new array whose first rows are the result (a view; for a tiny input the count-sized copy out
+# of a scratch buffer costs more than the bytes it saves).
+DIRECT_LIMIT = 4096
+
 # NONZERO_COORDINATES' worst-case coordinates up to this many bytes go to a per-thread scratch
 # buffer kept between calls (the count rows are then copied out); larger ones to a new array
 # shrunk in place.
@@ -101,17 +106,47 @@ def _make_nonzero(device, shape, dt, strides, columns, out_dt, coords_sizes, cou
     return make
 
 
-def _run_nonzero(device, x, dt, columns, out_dt, where, out=None):
+def _tiny(op, columns, out_dt, worst, finish):
+    """The whole of a tiny call (DIRECT_LIMIT) once its layout has been seen: `call(x)` runs
+    `op` on `x` (any array of the dtype and shape the layout was checked for) into a new array
+    of the count and rows, and returns `finish(rows)`; or None, when `x` is not C-contiguous
+    and aligned (then the caller takes the checked path)."""
+    np_dt = T.NUMPY_TYPES[out_dt]
+    size = 4 if out_dt == C.DT_UINT32 else 8
+    first, n = 8 // size, (worst + 8 + size - 1) // size
+    run, empty, addr = op.run, np.empty, _addr
+
+    def call(x):
+        if not x.flags.c_contiguous:
+            return None
+        a = addr(x)
+        if a % x.itemsize:
+            return None
+        buf = empty(n, np_dt)
+        at = addr(buf)
+        run(a, at, at + 8)
+        count = int(buf[0])
+        return finish(buf[first : first + count * columns].reshape(count, columns))
+
+    return call
+
+
+def _run_nonzero(device, x, dt, columns, out_dt, where, out=None, tiny=None):
     """NONZERO_COORDINATES on `x` (native order, ndim >= 1, nonempty) with packed coordinate
     rows of type `out_dt`; returns the rows as a C-contiguous ``(count, columns)`` array.
 
     The count is known only after execution, so the rows go to a worst-case ``{M, columns}``
     buffer. With `out` (checked by `_rows_out`) that is `out`, and the result is the view
-    ``out[:count]``. Otherwise, up to SCRATCH_LIMIT bytes, it is this thread's scratch buffer,
+    ``out[:count]``. Otherwise, up to DIRECT_LIMIT bytes, a new array that holds the count
+    and then the rows, of which the result is a view; up to SCRATCH_LIMIT bytes, it is this thread's scratch buffer,
     whose first ``count`` rows are copied into a new array; above, a new array shrunk in place
     to ``count`` rows (``ndarray.resize``, a ``realloc``; the library writes only the first
     ``count`` rows, so the pages after them are never touched). At feature levels below 4.0
     all three tensors get 4 or 5 dimensions (leading 1s), as DirectML requires there.
+
+    `tiny` (optional): ``(key, finish)``. When this call took the DIRECT_LIMIT path on a packed
+    input, a `_tiny` call is cached on the device under `key`, for the public function to
+    find before any of its checks the next time it sees the same dtype and shape.
     """
     fl3 = device.feature_level < 0x4000
     ndim = x.ndim
@@ -142,6 +177,20 @@ def _run_nonzero(device, x, dt, columns, out_dt, where, out=None):
     totals = op.totals
     if strides is None and arr.nbytes < totals[0]:
         arr, addr = _bind_in(arr, dt, totals[0], where)
+    worst = totals[2]
+    if out is None and worst <= DIRECT_LIMIT:
+        # One new array holds the count (its first 8 bytes) and the worst-case rows after it;
+        # the result is a view of its first `count` rows.
+        np_dt = T.NUMPY_TYPES[out_dt]
+        size = 4 if out_dt == C.DT_UINT32 else 8
+        buf = np.empty((worst + 8 + size - 1) // size, np_dt)
+        at = _addr(buf)
+        op.run(addr, at, at + 8)
+        first, count = 8 // size, int(buf[0])
+        if tiny is not None and strides is None and arr is x:
+            key, finish = tiny
+            _prepared(device, key, lambda: _tiny(op, columns, out_dt, worst, finish))
+        return buf[first : first + count * columns].reshape(count, columns)
     scratch = _take_scratch()
     try:
         if out is not None:
@@ -149,7 +198,6 @@ def _run_nonzero(device, x, dt, columns, out_dt, where, out=None):
             op.run(addr, scratch.count_addr, _addr(out))
             return out[: scratch.count(out_dt)]
         np_dt = T.NUMPY_TYPES[out_dt]
-        worst = totals[2]
         if worst <= SCRATCH_LIMIT:
             # Into this thread's scratch buffer, then the `count` rows copied out.
             rows = scratch.rows(worst)
@@ -168,16 +216,36 @@ def _run_nonzero(device, x, dt, columns, out_dt, where, out=None):
         _put_scratch(scratch)
 
 
-def _onnx_coords(device, x, dt, where, out=None):
+# The keys of the tiny calls (`_tiny`) in a device's operator cache, beside its operators.
+TINY_ONNX = "onnx_nonzero"
+TINY_COORDS = "nonzero_coordinates"
+
+
+def _transposed(rows):
+    return rows.T
+
+
+def _transposed_int64(rows):
+    return rows.T.astype(np.int64, order="C")
+
+
+def _identity(rows):
+    return rows
+
+
+def _onnx_coords(device, x, dt, where, out=None, tiny=None):
     """ONNX NonZero of `x` (1 to 8 dimensions, nonempty) as int64 ``[ndim, nnz]``, in
-    ``out[:, :nnz]`` when `out` (Fortran-ordered ``(ndim, x.size)``) is given."""
+    ``out[:, :nnz]`` when `out` (Fortran-ordered ``(ndim, x.size)``) is given. `tiny`: the
+    key to cache a tiny call under (see `_run_nonzero`), or None."""
     m, n = x.size, x.ndim
     rows_out = None if out is None else out.T
     if device.extensions or m * n > C.UINT32_MAX:
         # INT64 rows (a strict device refuses them, naming the flag).
-        return _run_nonzero(device, x, dt, n, C.DT_INT64, where, rows_out).T
-    rows = _run_nonzero(device, x, dt, n, C.DT_UINT32, where)
+        tiny = None if tiny is None else (tiny, _transposed)
+        return _run_nonzero(device, x, dt, n, C.DT_INT64, where, rows_out, tiny).T
+    tiny = None if tiny is None else (tiny, _transposed_int64)
+    rows = _run_nonzero(device, x, dt, n, C.DT_UINT32, where, tiny=tiny)
     if out is None:
-        return rows.T.astype(np.int64, order="C")
+        return _transposed_int64(rows)
     rows_out[: len(rows)] = rows
     return out[:, : len(rows)]

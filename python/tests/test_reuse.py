@@ -188,3 +188,55 @@ def test_docstrings_name_the_onnx_and_directml_operators():
     assert "EyeLike" in dml.eye_like.__doc__ and "DML_OPERATOR_DIAGONAL_MATRIX`" in dml.eye_like.__doc__
     assert "DML_OPERATOR_DIAGONAL_MATRIX1" in dml.diagonal_matrix.__doc__
     assert (PYTHON_DIR / "directml_subset" / "py.typed").is_file()
+
+
+@pytest.mark.parametrize("extensions", [True, False])
+def test_a_tiny_nonzero_call_is_cached_per_dtype_and_shape(rng, monkeypatch, extensions):
+    from directml_subset import _api
+
+    dev = dml.Device(extensions=extensions)
+    checked = []
+    for name in ("_onnx_coords", "_run_nonzero"):
+        real = getattr(_api, name)
+        monkeypatch.setattr(_api, name, lambda *a, _real=real, **k: checked.append(1) or _real(*a, **k))
+
+    def onnx(a):
+        return np.array(np.nonzero(a), dtype=np.int64).reshape(a.ndim, -1)
+
+    for f, want, key in (
+        (dml.onnx_nonzero, onnx, _nonzero.TINY_ONNX),
+        (dml.nonzero_coordinates, np.argwhere, _nonzero.TINY_COORDS),
+    ):
+        x = values(rng, np.float32, (3, 5), density=0.5)
+        np.testing.assert_array_equal(f(x, device=dev), want(x))
+        assert (key, x.dtype, x.shape) in dev._ops
+        # The same dtype and shape again: the cached call, without the checked path.
+        checked.clear()
+        zeros, ones = np.zeros((3, 5), np.float32), np.full((3, 5), -0.0 + 2, np.float32)
+        results = [(f(y, device=dev), y) for y in (values(rng, np.float32, (3, 5), density=0.5), zeros, ones)]
+        assert checked == []
+        for got, y in results:
+            np.testing.assert_array_equal(got, want(y))
+            assert got.dtype == (np.int64 if f is dml.onnx_nonzero else np.uint32)
+        assert results[1][0].shape[-1 if f is dml.onnx_nonzero else 0] == 0
+        # Other layouts of that dtype and shape take the checked path.
+        for y in (values(rng, np.float32, (5, 3), density=0.5).T, misaligned(values(rng, np.float32, (3, 5), density=0.5))):
+            checked.clear()
+            np.testing.assert_array_equal(f(y, device=dev), want(y))
+            assert checked != []
+        # A dtype whose bytes are converted first is not cached.
+        y = values(rng, np.float32, (3, 5), density=0.5).astype(">f4")
+        np.testing.assert_array_equal(f(y, device=dev), want(y))
+        assert (key, y.dtype, y.shape) not in dev._ops
+    dev.close()
+    with pytest.raises(ValueError, match="closed"):
+        dml.onnx_nonzero(np.ones((3, 5), np.float32), device=dev)
+
+
+def misaligned(a):
+    """A copy of `a` whose data starts one byte past an aligned address."""
+    buf = np.zeros(a.nbytes + 1, np.uint8)
+    m = buf[1:].view(a.dtype).reshape(a.shape)
+    m[...] = a
+    assert not m.flags.aligned
+    return m
