@@ -27,6 +27,11 @@ _FAST_DT = T.DATA_TYPES
 # of a scratch buffer costs more than the bytes it saves).
 DIRECT_LIMIT = 4096
 
+# A call whose worst-case coordinates take up to this many bytes, on a packed input, is cached
+# whole (`_cached_call`) once its checks have passed for the input's dtype and shape: its
+# checks and layout cost about as much as it does.
+TINY_LIMIT = 64 << 10
+
 # NONZERO_COORDINATES' worst-case coordinates up to this many bytes go to a per-thread scratch
 # buffer kept between calls (the count rows are then copied out); larger ones to a new array
 # shrunk in place.
@@ -106,15 +111,52 @@ def _make_nonzero(device, shape, dt, strides, columns, out_dt, coords_sizes, cou
     return make
 
 
-def _tiny(op, columns, out_dt, worst, finish):
-    """The whole of a tiny call (DIRECT_LIMIT) once its layout has been seen: `call(x)` runs
-    `op` on `x` (any array of the dtype and shape the layout was checked for) into a new array
-    of the count and rows, and returns `finish(rows)`; or None, when `x` is not C-contiguous
-    and aligned (then the caller takes the checked path)."""
+def _into_new(op, columns, out_dt, worst):
+    """`run(address)`: NONZERO_COORDINATES of the input at `address` into one new array that
+    holds the count (its first 8 bytes) and then the worst-case rows (`worst` bytes); returns
+    the view of its first ``count`` rows. For up to DIRECT_LIMIT bytes."""
     np_dt = T.NUMPY_TYPES[out_dt]
     size = 4 if out_dt == C.DT_UINT32 else 8
     first, n = 8 // size, (worst + 8 + size - 1) // size
-    run, empty, addr = op.run, np.empty, _addr
+    execute, empty, addr = op.run, np.empty, _addr
+
+    def run(a):
+        buf = empty(n, np_dt)
+        at = addr(buf)
+        execute(a, at, at + 8)
+        count = int(buf[0])
+        return buf[first : first + count * columns].reshape(count, columns)
+
+    return run
+
+
+def _through_scratch(op, columns, out_dt, worst):
+    """`run(address)`: NONZERO_COORDINATES of the input at `address` into this thread's scratch
+    buffer, whose first ``count`` rows are then copied into a new array (returned). For up to
+    SCRATCH_LIMIT bytes."""
+    np_dt = T.NUMPY_TYPES[out_dt]
+    execute, empty, addr = op.run, np.empty, _addr
+
+    def run(a):
+        scratch = _take_scratch()
+        try:
+            rows = scratch.rows(worst)
+            execute(a, scratch.count_addr, rows)
+            coords = empty((scratch.count(out_dt), columns), np_dt)
+            if coords.size:
+                ctypes.memmove(addr(coords), rows, coords.nbytes)
+            return coords
+        finally:
+            _put_scratch(scratch)
+
+    return run
+
+
+def _cached_call(runner, finish):
+    """A small call whose layout has been seen (TINY_LIMIT): `call(x)` runs `runner` on `x` (an
+    array of the dtype and shape the layout was checked for) and returns `finish(rows)`; or
+    None when `x` is not C-contiguous and aligned (the caller then takes the checked path)."""
+    addr = _addr
 
     def call(x):
         if not x.flags.c_contiguous:
@@ -122,11 +164,7 @@ def _tiny(op, columns, out_dt, worst, finish):
         a = addr(x)
         if a % x.itemsize:
             return None
-        buf = empty(n, np_dt)
-        at = addr(buf)
-        run(a, at, at + 8)
-        count = int(buf[0])
-        return finish(buf[first : first + count * columns].reshape(count, columns))
+        return finish(runner(a))
 
     return call
 
@@ -138,15 +176,17 @@ def _run_nonzero(device, x, dt, columns, out_dt, where, out=None, tiny=None):
     The count is known only after execution, so the rows go to a worst-case ``{M, columns}``
     buffer. With `out` (checked by `_rows_out`) that is `out`, and the result is the view
     ``out[:count]``. Otherwise, up to DIRECT_LIMIT bytes, a new array that holds the count
-    and then the rows, of which the result is a view; up to SCRATCH_LIMIT bytes, it is this thread's scratch buffer,
-    whose first ``count`` rows are copied into a new array; above, a new array shrunk in place
+    and then the rows, of which the result is a view (`_into_new`); up to SCRATCH_LIMIT
+    bytes, this thread's scratch buffer, whose first ``count`` rows are copied into a new
+    array (`_through_scratch`); above, a new array shrunk in place
     to ``count`` rows (``ndarray.resize``, a ``realloc``; the library writes only the first
     ``count`` rows, so the pages after them are never touched). At feature levels below 4.0
     all three tensors get 4 or 5 dimensions (leading 1s), as DirectML requires there.
 
-    `tiny` (optional): ``(key, finish)``. When this call took the DIRECT_LIMIT path on a packed
-    input, a `_tiny` call is cached on the device under `key`, for the public function to
-    find before any of its checks the next time it sees the same dtype and shape.
+    `tiny` (optional): ``(key, finish)``. When the worst case is at most TINY_LIMIT bytes and
+    the input packed, the call is cached on the device under `key` (`_cached_call`), for the
+    public function to find before any of its checks the next time it sees the same dtype and
+    shape.
     """
     fl3 = device.feature_level < 0x4000
     ndim = x.ndim
@@ -178,19 +218,15 @@ def _run_nonzero(device, x, dt, columns, out_dt, where, out=None, tiny=None):
     if strides is None and arr.nbytes < totals[0]:
         arr, addr = _bind_in(arr, dt, totals[0], where)
     worst = totals[2]
-    if out is None and worst <= DIRECT_LIMIT:
-        # One new array holds the count (its first 8 bytes) and the worst-case rows after it;
-        # the result is a view of its first `count` rows.
-        np_dt = T.NUMPY_TYPES[out_dt]
-        size = 4 if out_dt == C.DT_UINT32 else 8
-        buf = np.empty((worst + 8 + size - 1) // size, np_dt)
-        at = _addr(buf)
-        op.run(addr, at, at + 8)
-        first, count = 8 // size, int(buf[0])
-        if tiny is not None and strides is None and arr is x:
+    if out is None and worst <= SCRATCH_LIMIT:
+        if worst <= DIRECT_LIMIT:
+            runner = _into_new(op, columns, out_dt, worst)
+        else:
+            runner = _through_scratch(op, columns, out_dt, worst)
+        if tiny is not None and worst <= TINY_LIMIT and strides is None and arr is x:
             key, finish = tiny
-            _prepared(device, key, lambda: _tiny(op, columns, out_dt, worst, finish))
-        return buf[first : first + count * columns].reshape(count, columns)
+            _prepared(device, key, lambda: _cached_call(runner, finish))
+        return runner(addr)
     scratch = _take_scratch()
     try:
         if out is not None:
@@ -198,14 +234,6 @@ def _run_nonzero(device, x, dt, columns, out_dt, where, out=None, tiny=None):
             op.run(addr, scratch.count_addr, _addr(out))
             return out[: scratch.count(out_dt)]
         np_dt = T.NUMPY_TYPES[out_dt]
-        if worst <= SCRATCH_LIMIT:
-            # Into this thread's scratch buffer, then the `count` rows copied out.
-            rows = scratch.rows(worst)
-            op.run(addr, scratch.count_addr, rows)
-            coords = np.empty((scratch.count(out_dt), columns), np_dt)
-            if coords.size:
-                ctypes.memmove(_addr(coords), rows, coords.nbytes)
-            return coords
         # Into a new worst-case array, shrunk in place to `count` rows: only the rows written
         # are ever touched (pages past them stay unmapped), nothing is copied.
         coords = T.alloc_result((m, columns), np_dt)
@@ -216,7 +244,8 @@ def _run_nonzero(device, x, dt, columns, out_dt, where, out=None, tiny=None):
         _put_scratch(scratch)
 
 
-# The keys of the tiny calls (`_tiny`) in a device's operator cache, beside its operators.
+# The keys of the cached calls (`_cached_call`) in a device's operator cache, beside its
+# operators.
 TINY_ONNX = "onnx_nonzero"
 TINY_COORDS = "nonzero_coordinates"
 

@@ -190,8 +190,10 @@ def test_docstrings_name_the_onnx_and_directml_operators():
     assert (PYTHON_DIR / "directml_subset" / "py.typed").is_file()
 
 
+# (3, 5): into one new array; (40, 50): through the scratch buffer (see _nonzero.TINY_LIMIT).
+@pytest.mark.parametrize("shape", [(3, 5), (40, 50)])
 @pytest.mark.parametrize("extensions", [True, False])
-def test_a_tiny_nonzero_call_is_cached_per_dtype_and_shape(rng, monkeypatch, extensions):
+def test_a_small_nonzero_call_is_cached_per_dtype_and_shape(rng, monkeypatch, extensions, shape):
     from directml_subset import _api
 
     dev = dml.Device(extensions=extensions)
@@ -207,30 +209,31 @@ def test_a_tiny_nonzero_call_is_cached_per_dtype_and_shape(rng, monkeypatch, ext
         (dml.onnx_nonzero, onnx, _nonzero.TINY_ONNX),
         (dml.nonzero_coordinates, np.argwhere, _nonzero.TINY_COORDS),
     ):
-        x = values(rng, np.float32, (3, 5), density=0.5)
+        x = values(rng, np.float32, shape, density=0.5)
         np.testing.assert_array_equal(f(x, device=dev), want(x))
         assert (key, x.dtype, x.shape) in dev._ops
         # The same dtype and shape again: the cached call, without the checked path.
         checked.clear()
-        zeros, ones = np.zeros((3, 5), np.float32), np.full((3, 5), -0.0 + 2, np.float32)
-        results = [(f(y, device=dev), y) for y in (values(rng, np.float32, (3, 5), density=0.5), zeros, ones)]
+        zeros, ones = np.zeros(shape, np.float32), np.full(shape, 2, np.float32)
+        results = [(f(y, device=dev), y) for y in (values(rng, np.float32, shape, density=0.5), zeros, ones)]
         assert checked == []
         for got, y in results:
             np.testing.assert_array_equal(got, want(y))
             assert got.dtype == (np.int64 if f is dml.onnx_nonzero else np.uint32)
         assert results[1][0].shape[-1 if f is dml.onnx_nonzero else 0] == 0
         # Other layouts of that dtype and shape take the checked path.
-        for y in (values(rng, np.float32, (5, 3), density=0.5).T, misaligned(values(rng, np.float32, (3, 5), density=0.5))):
+        other = values(rng, np.float32, shape[::-1], density=0.5).T
+        for y in (other, misaligned(values(rng, np.float32, shape, density=0.5))):
             checked.clear()
             np.testing.assert_array_equal(f(y, device=dev), want(y))
             assert checked != []
         # A dtype whose bytes are converted first is not cached.
-        y = values(rng, np.float32, (3, 5), density=0.5).astype(">f4")
+        y = values(rng, np.float32, shape, density=0.5).astype(">f4")
         np.testing.assert_array_equal(f(y, device=dev), want(y))
         assert (key, y.dtype, y.shape) not in dev._ops
     dev.close()
     with pytest.raises(ValueError, match="closed"):
-        dml.onnx_nonzero(np.ones((3, 5), np.float32), device=dev)
+        dml.onnx_nonzero(np.ones(shape, np.float32), device=dev)
 
 
 def misaligned(a):
