@@ -157,6 +157,44 @@ def _run_diagonal1(device, dt, shape, begin, end, value, x, out_array, where, ou
     return res
 
 
+# The key of trilu's cached calls (`_cached_trilu`) in a device's operator cache.
+TINY_TRILU = "trilu"
+
+# trilu calls with results up to this many bytes, on packed inputs, are cached whole once their
+# checks have passed for the input's dtype and shape (and k, upper).
+TRILU_TINY_LIMIT = 64 << 10
+
+
+def _cached_trilu(op, shape, dtype):
+    """A small trilu whose layout has been seen: `call(x)` runs `op` (DIAGONAL_MATRIX1 with the
+    input bound packed) on `x` (an array of `shape` and `dtype`, whose total `op` was checked
+    against) into a new array; or returns None when `x` is not C-contiguous and aligned (the
+    caller then takes the checked path)."""
+    run, empty, addr = op.run, np.empty, _addr
+
+    def call(x):
+        if not x.flags.c_contiguous:
+            return None
+        a = addr(x)
+        if a % x.itemsize:
+            return None
+        res = empty(shape, dtype)
+        run(a, addr(res))
+        return res
+
+    return call
+
+
+def _cache_trilu(device, key, dt, x, begin, end, where):
+    """Caches trilu's call under `key` when `x` (native order, 2 to 4 dimensions) is packed and
+    small, and its bytes and a new array of its shape cover the operator's totals."""
+    if x.nbytes > TRILU_TINY_LIMIT or not x.flags.c_contiguous or _addr(x) % x.itemsize:
+        return
+    op = _diagonal1_op(device, dt, x.shape, None, True, None, _ZERO, begin, end, where)
+    if x.nbytes >= max(op.totals):
+        _prepared(device, key, lambda: _cached_trilu(op, x.shape, x.dtype))
+
+
 def _norm(shape, strides):
     """Strides with packed made explicit (to compare layouts)."""
     if strides is not None:

@@ -243,3 +243,41 @@ def misaligned(a):
     m[...] = a
     assert not m.flags.aligned
     return m
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.uint8, np.bool_, np.float64])
+def test_a_small_trilu_call_is_cached_per_dtype_shape_k_and_side(rng, monkeypatch, dtype):
+    from directml_subset import _api, _diagonal
+
+    dev = dml.Device(extensions=True)
+    checked = []
+    real = _api._run_diagonal1
+    monkeypatch.setattr(_api, "_run_diagonal1", lambda *a, **k: checked.append(1) or real(*a, **k))
+    # 72 elements: whole 4-byte units in every type (an input whose bytes end short of its
+    # rounded-up total is bound through a padded copy, and not cached).
+    shape = (3, 4, 6)
+    odd = values(rng, np.uint8, (3, 5, 7), density=0.5)
+    np.testing.assert_array_equal(dml.trilu(odd, 1, True, device=dev), np.triu(odd, 1))
+    assert (_diagonal.TINY_TRILU, odd.dtype, odd.shape, 1, True) not in dev._ops
+    for k, upper, want in ((1, True, np.triu), (-2, False, np.tril), (0, True, np.triu)):
+        x = values(rng, dtype, shape, density=0.5)
+        np.testing.assert_array_equal(dml.trilu(x, k, upper, device=dev), want(x, k))
+        assert (_diagonal.TINY_TRILU, x.dtype, shape, k, upper) in dev._ops
+        checked.clear()
+        results = [(dml.trilu(y, k, upper, device=dev), y) for y in (values(rng, dtype, shape, density=0.5), np.zeros(shape, dtype))]
+        assert checked == []
+        for got, y in results:
+            np.testing.assert_array_equal(got, want(y, k))
+            assert got.dtype == y.dtype and got.shape == shape and not np.shares_memory(got, y)
+        # Other layouts of that dtype and shape, and a k of another type, take the checked path.
+        y = values(rng, dtype, shape, density=0.5)
+        others = [(y[:, :, ::-1], k), (y, np.int64(k))]
+        if y.itemsize > 1:
+            others.append((misaligned(y), k))
+        for args in others:
+            checked.clear()
+            np.testing.assert_array_equal(dml.trilu(*args, upper, device=dev), want(args[0], k))
+            assert checked != []
+    dev.close()
+    with pytest.raises(ValueError, match="closed"):
+        dml.trilu(np.ones(shape, dtype), 1, True, device=dev)
