@@ -20,8 +20,8 @@ from ._arrays import _addr, _check_array, _empty, _packed_out, _pad_shape, _rows
 from ._capi import lib
 from ._diagonal import TINY_TRILU, _ZERO, _cache_trilu, _diagonal1, _int32, _make_diagonal, _matrix_args, _run_diagonal1, _scalar, _view_as
 from ._library import _check, _Closable, _parse_level, feature_level_name
-from ._nonzero import TINY_COORDS, TINY_ONNX, _identity, _nonzero_input, _onnx_coords, _run_nonzero
-from ._operators import _prepared
+from ._nonzero import TINY_COORDS, TINY_ONNX, _nonzero_input, _onnx_coords, _run_nonzero, _try_cached
+from ._operators import _identity, _prepared, _run_cached
 
 
 # Native-order numpy dtypes -> DML_TENSOR_DATA_TYPE, for the fast path (bool stores as UINT8).
@@ -213,15 +213,10 @@ def nonzero_coordinates(
     device = _default if device is None and _default is not None else _device(device)
     tiny = None
     if out is None and columns is None and type(x) is np.ndarray:
-        # A tiny input of a dtype and shape seen before: its checks passed then.
-        tiny = (TINY_COORDS, x.dtype, x.shape)
-        call = device._ops.get(tiny)
-        if call is not None and device._handle is not None:
-            result = call(x)
-            if result is not None:
-                return result
-        if x.dtype not in _FAST_DT:
-            tiny = None  # its bytes are converted first
+        # A small input of a dtype and shape seen before: its checks passed then.
+        result, tiny = _try_cached(device, TINY_COORDS, x)
+        if result is not None:
+            return result
     x, dt = _nonzero_input(x, where)
     if x.ndim == 0:
         x = x.reshape(1)
@@ -265,15 +260,10 @@ def onnx_nonzero(x: ArrayLike, device: Optional[Device] = None, out: Optional[np
     device = _default if device is None and _default is not None else _device(device)
     tiny = None
     if out is None and type(x) is np.ndarray:
-        # A tiny input of a dtype and shape seen before: its checks passed then.
-        tiny = (TINY_ONNX, x.dtype, x.shape)
-        call = device._ops.get(tiny)
-        if call is not None and device._handle is not None:
-            result = call(x)
-            if result is not None:
-                return result
-        if x.dtype not in _FAST_DT:
-            tiny = None  # its bytes are converted first
+        # A small input of a dtype and shape seen before: its checks passed then.
+        result, tiny = _try_cached(device, TINY_ONNX, x)
+        if result is not None:
+            return result
     x, dt = _nonzero_input(x, where)
     ndim = x.ndim
     if out is not None:
@@ -392,11 +382,9 @@ def trilu(
         # A small input of a dtype and shape seen before (with this k and upper): its checks
         # passed then.
         cache = (TINY_TRILU, x.dtype, x.shape, k, upper)
-        call = device._ops.get(cache)
-        if call is not None and device._handle is not None:
-            result = call(x)
-            if result is not None:
-                return result
+        result = _run_cached(device, cache, x)
+        if result is not None:
+            return result
     if type(x) is not np.ndarray:
         x = np.asarray(x)
     dtype = x.dtype

@@ -13,7 +13,7 @@ import numpy as np
 from . import _capi as C
 from . import _tensor as T
 from ._arrays import _addr, _bind_in, _check_array, _empty, _input_layout
-from ._operators import _Prepared, _prepared
+from ._operators import _cached_call, _identity, _Prepared, _prepared
 
 
 def _int32(v, name, where):
@@ -157,7 +157,7 @@ def _run_diagonal1(device, dt, shape, begin, end, value, x, out_array, where, ou
     return res
 
 
-# The key of trilu's cached calls (`_cached_trilu`) in a device's operator cache.
+# The key of trilu's cached calls (`_operators._cached_call`) in a device's operator cache.
 TINY_TRILU = "trilu"
 
 # trilu calls with results up to this many bytes, on packed inputs, are cached whole once their
@@ -165,24 +165,17 @@ TINY_TRILU = "trilu"
 TRILU_TINY_LIMIT = 64 << 10
 
 
-def _cached_trilu(op, shape, dtype):
-    """A small trilu whose layout has been seen: `call(x)` runs `op` (DIAGONAL_MATRIX1 with the
-    input bound packed) on `x` (an array of `shape` and `dtype`, whose total `op` was checked
-    against) into a new array; or returns None when `x` is not C-contiguous and aligned (the
-    caller then takes the checked path)."""
-    run, empty, addr = op.run, np.empty, _addr
+def _into_new(op, shape, dtype):
+    """`run(address)`: DIAGONAL_MATRIX1 (`op`, with the input bound packed) of the input at
+    `address` into a new array of `shape` and `dtype` (returned)."""
+    execute, empty, addr = op.run, np.empty, _addr
 
-    def call(x):
-        if not x.flags.c_contiguous:
-            return None
-        a = addr(x)
-        if a % x.itemsize:
-            return None
+    def run(a):
         res = empty(shape, dtype)
-        run(a, addr(res))
+        execute(a, addr(res))
         return res
 
-    return call
+    return run
 
 
 def _cache_trilu(device, key, dt, x, begin, end, where):
@@ -192,7 +185,7 @@ def _cache_trilu(device, key, dt, x, begin, end, where):
         return
     op = _diagonal1_op(device, dt, x.shape, None, True, None, _ZERO, begin, end, where)
     if x.nbytes >= max(op.totals):
-        _prepared(device, key, lambda: _cached_trilu(op, x.shape, x.dtype))
+        _prepared(device, key, lambda: _cached_call(_into_new(op, x.shape, x.dtype), _identity))
 
 
 def _norm(shape, strides):

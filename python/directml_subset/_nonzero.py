@@ -13,7 +13,7 @@ import numpy as np
 from . import _capi as C
 from . import _tensor as T
 from ._arrays import _addr, _bind_in, _input_layout, _pad_shape
-from ._operators import _Prepared, _prepared
+from ._operators import _cached_call, _Prepared, _prepared, _run_cached
 
 
 # Native-order numpy dtypes -> DML_TENSOR_DATA_TYPE, for the fast path (bool stores as UINT8).
@@ -152,23 +152,6 @@ def _through_scratch(op, columns, out_dt, worst):
     return run
 
 
-def _cached_call(runner, finish):
-    """A small call whose layout has been seen (TINY_LIMIT): `call(x)` runs `runner` on `x` (an
-    array of the dtype and shape the layout was checked for) and returns `finish(rows)`; or
-    None when `x` is not C-contiguous and aligned (the caller then takes the checked path)."""
-    addr = _addr
-
-    def call(x):
-        if not x.flags.c_contiguous:
-            return None
-        a = addr(x)
-        if a % x.itemsize:
-            return None
-        return finish(runner(a))
-
-    return call
-
-
 def _run_nonzero(device, x, dt, columns, out_dt, where, out=None, tiny=None):
     """NONZERO_COORDINATES on `x` (native order, ndim >= 1, nonempty) with packed coordinate
     rows of type `out_dt`; returns the rows as a C-contiguous ``(count, columns)`` array.
@@ -250,16 +233,23 @@ TINY_ONNX = "onnx_nonzero"
 TINY_COORDS = "nonzero_coordinates"
 
 
+def _try_cached(device, name, x):
+    """``(result, None)`` from the call cached for `x`'s dtype and shape under `name`, else
+    ``(None, key)``: the key to cache this call under, or None when `x`'s bytes are converted
+    before they are bound (a dtype outside _FAST_DT)."""
+    key = (name, x.dtype, x.shape)
+    result = _run_cached(device, key, x)
+    if result is not None:
+        return result, None
+    return None, key if x.dtype in _FAST_DT else None
+
+
 def _transposed(rows):
     return rows.T
 
 
 def _transposed_int64(rows):
     return rows.T.astype(np.int64, order="C")
-
-
-def _identity(rows):
-    return rows
 
 
 def _onnx_coords(device, x, dt, where, out=None, tiny=None):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ctypes
 
 from . import _capi as C
+from ._arrays import _addr
 from ._capi import lib
 from ._library import DirectMLError, _check, _Closable
 
@@ -113,3 +114,34 @@ def _prepared(device, key, make):
                 del cache[next(iter(cache))]
             cache[key] = op
     return op
+
+
+def _cached_call(runner, finish):
+    """A small call whose layout has been seen, cached whole in its device's operator cache:
+    `call(x)` runs `runner(address)` on `x` (an array of the dtype and shape the layout was
+    checked for) and returns `finish` of its result; or None when `x` is not C-contiguous and
+    aligned (the caller then takes the checked path)."""
+    addr = _addr
+
+    def call(x):
+        if not x.flags.c_contiguous:
+            return None
+        a = addr(x)
+        if a % x.itemsize:
+            return None
+        return finish(runner(a))
+
+    return call
+
+
+def _identity(result):
+    return result
+
+
+def _run_cached(device, key, x):
+    """The call cached under `key` on `device` run on `x`; None when there is none, the device
+    is closed, or `x` is laid out otherwise."""
+    call = device._ops.get(key)
+    if call is None or device._handle is None:
+        return None
+    return call(x)
