@@ -18,10 +18,10 @@ from . import _capi as C
 from . import _tensor as T
 from ._arrays import _addr, _check_array, _empty, _packed_out, _pad_shape, _rows_out
 from ._capi import lib
-from ._diagonal import _ZERO, _diagonal1, _int32, _make_diagonal, _matrix_args, _run_diagonal1, _scalar, _view_as
+from ._diagonal import TINY_TRILU, _ZERO, _cache_trilu, _diagonal1, _int32, _make_diagonal, _matrix_args, _run_diagonal1, _scalar, _view_as
 from ._library import _check, _Closable, _parse_level, feature_level_name
-from ._nonzero import _nonzero_input, _onnx_coords, _run_nonzero
-from ._operators import _prepared
+from ._nonzero import TINY_COORDS, TINY_ONNX, _nonzero_input, _onnx_coords, _run_nonzero, _try_cached
+from ._operators import _identity, _prepared, _run_cached
 
 
 # Native-order numpy dtypes -> DML_TENSOR_DATA_TYPE, for the fast path (bool stores as UINT8).
@@ -211,6 +211,12 @@ def nonzero_coordinates(
     """
     where = "nonzero_coordinates"
     device = _default if device is None and _default is not None else _device(device)
+    tiny = None
+    if out is None and columns is None and type(x) is np.ndarray:
+        # A small input of a dtype and shape seen before: its checks passed then.
+        result, tiny = _try_cached(device, TINY_COORDS, x)
+        if result is not None:
+            return result
     x, dt = _nonzero_input(x, where)
     if x.ndim == 0:
         x = x.reshape(1)
@@ -226,7 +232,9 @@ def nonzero_coordinates(
         if not 1 <= columns <= x.ndim:
             raise ValueError(f"{where}: columns is {columns}, must be 1 to {x.ndim} (x.ndim)")
         return np.empty((0, columns), np.uint32) if out is None else out
-    return _run_nonzero(device, x, dt, columns, out_dt, where, out)
+    if tiny is not None and x.ndim != len(tiny[2]):
+        tiny = None  # a 0-d input, run as shape [1]
+    return _run_nonzero(device, x, dt, columns, out_dt, where, out, tiny and (tiny, _identity))
 
 
 def onnx_nonzero(x: ArrayLike, device: Optional[Device] = None, out: Optional[np.ndarray] = None) -> np.ndarray:
@@ -250,6 +258,12 @@ def onnx_nonzero(x: ArrayLike, device: Optional[Device] = None, out: Optional[np
     """
     where = "onnx_nonzero"
     device = _default if device is None and _default is not None else _device(device)
+    tiny = None
+    if out is None and type(x) is np.ndarray:
+        # A small input of a dtype and shape seen before: its checks passed then.
+        result, tiny = _try_cached(device, TINY_ONNX, x)
+        if result is not None:
+            return result
     x, dt = _nonzero_input(x, where)
     ndim = x.ndim
     if out is not None:
@@ -261,7 +275,7 @@ def onnx_nonzero(x: ArrayLike, device: Optional[Device] = None, out: Optional[np
         return np.zeros((ndim, 0), np.int64) if out is None else out
     max_dims = 5 if device.feature_level < 0x4000 else C.MAX_DIMS
     if ndim <= max_dims:
-        return _onnx_coords(device, x, dt, where, out)
+        return _onnx_coords(device, x, dt, where, out, tiny)
     # More dimensions than a DirectML tensor has: merge the leading ones (a view when the layout
     # allows, else a copy) and unravel them afterwards.
     keep = max_dims - 1
@@ -363,6 +377,14 @@ def trilu(
     """
     where = "trilu"
     device = _default if device is None and _default is not None else _device(device)
+    cache = None
+    if out is None and type(x) is np.ndarray and type(k) is int and type(upper) is bool:
+        # A small input of a dtype and shape seen before (with this k and upper): its checks
+        # passed then.
+        cache = (TINY_TRILU, x.dtype, x.shape, k, upper)
+        result = _run_cached(device, cache, x)
+        if result is not None:
+            return result
     if type(x) is not np.ndarray:
         x = np.asarray(x)
     dtype = x.dtype
@@ -370,6 +392,7 @@ def trilu(
     if dt is None:
         dt = T.data_type(dtype, where)
         x = T.storage(x)
+        cache = None  # its bytes are converted first
     shape = x.shape
     ndim = len(shape)
     k = _matrix_args(shape, k, out, dtype, where)
@@ -397,6 +420,8 @@ def trilu(
             out[...] = res.reshape(shape)
         return out
     res = _run_diagonal1(device, dt, x.shape, begin, end, _ZERO, x, None, where, x.dtype)
+    if cache is not None and ndim <= 4:
+        _cache_trilu(device, cache, dt, x, begin, end, where)
     if ndim > 4:
         res = res.reshape(shape)
     return res.view(np.bool_) if dtype.kind == "b" and res.dtype.kind != "b" else res

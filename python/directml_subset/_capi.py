@@ -302,11 +302,13 @@ def _load():
 lib = _load()
 LIBRARY_PATH = lib._dmls_path
 
-# dmls_operator_execute taking plain addresses (Python ints), for the prepared bindings of
-# _operators._Prepared: no pointer conversions per call.
-operator_execute_raw = ctypes.CFUNCTYPE(c_int32, c_void_p, c_uint32, c_void_p, c_uint32, c_void_p)(
-    ctypes.cast(lib.dmls_operator_execute, c_void_p).value
-)
+# dmls_operator_execute for the prepared bindings of _operators._Prepared, without argtypes:
+# its arguments are made once (c_void_p objects for the handle and the binding arrays, small
+# Python ints for the counts, which ctypes passes as C ints) and passed as they are, which
+# saves the per-call conversions of a typed prototype (about 0.4 µs of a 1 µs call). A
+# function object of its own, so the typed `lib.dmls_operator_execute` stays as it is.
+operator_execute_untyped = type(lib.dmls_operator_execute)(("dmls_operator_execute", lib))
+operator_execute_untyped.restype = c_int32
 
 
 def last_error_message():

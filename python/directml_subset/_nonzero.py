@@ -13,7 +13,7 @@ import numpy as np
 from . import _capi as C
 from . import _tensor as T
 from ._arrays import _addr, _bind_in, _input_layout, _pad_shape
-from ._operators import _Prepared, _prepared
+from ._operators import _cached_call, _Prepared, _prepared, _run_cached
 
 
 # Native-order numpy dtypes -> DML_TENSOR_DATA_TYPE, for the fast path (bool stores as UINT8).
@@ -21,6 +21,16 @@ from ._operators import _Prepared, _prepared
 # without LOAD_METHOD, which costs a bound method per call.
 _FAST_DT = T.DATA_TYPES
 
+
+# NONZERO_COORDINATES' worst-case coordinates up to this many bytes go, after the count, to one
+# new array whose first rows are the result (a view; for a tiny input the count-sized copy out
+# of a scratch buffer costs more than the bytes it saves).
+DIRECT_LIMIT = 4096
+
+# A call whose worst-case coordinates take up to this many bytes, on a packed input, is cached
+# whole (`_cached_call`) once its checks have passed for the input's dtype and shape: its
+# checks and layout cost about as much as it does.
+TINY_LIMIT = 64 << 10
 
 # NONZERO_COORDINATES' worst-case coordinates up to this many bytes go to a per-thread scratch
 # buffer kept between calls (the count rows are then copied out); larger ones to a new array
@@ -101,17 +111,65 @@ def _make_nonzero(device, shape, dt, strides, columns, out_dt, coords_sizes, cou
     return make
 
 
-def _run_nonzero(device, x, dt, columns, out_dt, where, out=None):
+def _into_new(op, columns, out_dt, worst):
+    """`run(address)`: NONZERO_COORDINATES of the input at `address` into one new array that
+    holds the count (its first 8 bytes) and then the worst-case rows (`worst` bytes); returns
+    the view of its first ``count`` rows. For up to DIRECT_LIMIT bytes."""
+    np_dt = T.NUMPY_TYPES[out_dt]
+    size = 4 if out_dt == C.DT_UINT32 else 8
+    first, n = 8 // size, (worst + 8 + size - 1) // size
+    execute, empty, addr = op.run, np.empty, _addr
+
+    def run(a):
+        buf = empty(n, np_dt)
+        at = addr(buf)
+        execute(a, at, at + 8)
+        count = int(buf[0])
+        return buf[first : first + count * columns].reshape(count, columns)
+
+    return run
+
+
+def _through_scratch(op, columns, out_dt, worst):
+    """`run(address)`: NONZERO_COORDINATES of the input at `address` into this thread's scratch
+    buffer, whose first ``count`` rows are then copied into a new array (returned). For up to
+    SCRATCH_LIMIT bytes."""
+    np_dt = T.NUMPY_TYPES[out_dt]
+    execute, empty, addr = op.run, np.empty, _addr
+
+    def run(a):
+        scratch = _take_scratch()
+        try:
+            rows = scratch.rows(worst)
+            execute(a, scratch.count_addr, rows)
+            coords = empty((scratch.count(out_dt), columns), np_dt)
+            if coords.size:
+                ctypes.memmove(addr(coords), rows, coords.nbytes)
+            return coords
+        finally:
+            _put_scratch(scratch)
+
+    return run
+
+
+def _run_nonzero(device, x, dt, columns, out_dt, where, out=None, tiny=None):
     """NONZERO_COORDINATES on `x` (native order, ndim >= 1, nonempty) with packed coordinate
     rows of type `out_dt`; returns the rows as a C-contiguous ``(count, columns)`` array.
 
     The count is known only after execution, so the rows go to a worst-case ``{M, columns}``
     buffer. With `out` (checked by `_rows_out`) that is `out`, and the result is the view
-    ``out[:count]``. Otherwise, up to SCRATCH_LIMIT bytes, it is this thread's scratch buffer,
-    whose first ``count`` rows are copied into a new array; above, a new array shrunk in place
+    ``out[:count]``. Otherwise, up to DIRECT_LIMIT bytes, a new array that holds the count
+    and then the rows, of which the result is a view (`_into_new`); up to SCRATCH_LIMIT
+    bytes, this thread's scratch buffer, whose first ``count`` rows are copied into a new
+    array (`_through_scratch`); above, a new array shrunk in place
     to ``count`` rows (``ndarray.resize``, a ``realloc``; the library writes only the first
     ``count`` rows, so the pages after them are never touched). At feature levels below 4.0
     all three tensors get 4 or 5 dimensions (leading 1s), as DirectML requires there.
+
+    `tiny` (optional): ``(key, finish)``. When the worst case is at most TINY_LIMIT bytes and
+    the input packed, the call is cached on the device under `key` (`_cached_call`), for the
+    public function to find before any of its checks the next time it sees the same dtype and
+    shape.
     """
     fl3 = device.feature_level < 0x4000
     ndim = x.ndim
@@ -142,6 +200,16 @@ def _run_nonzero(device, x, dt, columns, out_dt, where, out=None):
     totals = op.totals
     if strides is None and arr.nbytes < totals[0]:
         arr, addr = _bind_in(arr, dt, totals[0], where)
+    worst = totals[2]
+    if out is None and worst <= SCRATCH_LIMIT:
+        if worst <= DIRECT_LIMIT:
+            runner = _into_new(op, columns, out_dt, worst)
+        else:
+            runner = _through_scratch(op, columns, out_dt, worst)
+        if tiny is not None and worst <= TINY_LIMIT and strides is None and arr is x:
+            key, finish = tiny
+            _prepared(device, key, lambda: _cached_call(runner, finish))
+        return runner(addr)
     scratch = _take_scratch()
     try:
         if out is not None:
@@ -149,15 +217,6 @@ def _run_nonzero(device, x, dt, columns, out_dt, where, out=None):
             op.run(addr, scratch.count_addr, _addr(out))
             return out[: scratch.count(out_dt)]
         np_dt = T.NUMPY_TYPES[out_dt]
-        worst = totals[2]
-        if worst <= SCRATCH_LIMIT:
-            # Into this thread's scratch buffer, then the `count` rows copied out.
-            rows = scratch.rows(worst)
-            op.run(addr, scratch.count_addr, rows)
-            coords = np.empty((scratch.count(out_dt), columns), np_dt)
-            if coords.size:
-                ctypes.memmove(_addr(coords), rows, coords.nbytes)
-            return coords
         # Into a new worst-case array, shrunk in place to `count` rows: only the rows written
         # are ever touched (pages past them stay unmapped), nothing is copied.
         coords = T.alloc_result((m, columns), np_dt)
@@ -168,16 +227,44 @@ def _run_nonzero(device, x, dt, columns, out_dt, where, out=None):
         _put_scratch(scratch)
 
 
-def _onnx_coords(device, x, dt, where, out=None):
+# The keys of the cached calls (`_cached_call`) in a device's operator cache, beside its
+# operators.
+TINY_ONNX = "onnx_nonzero"
+TINY_COORDS = "nonzero_coordinates"
+
+
+def _try_cached(device, name, x):
+    """``(result, None)`` from the call cached for `x`'s dtype and shape under `name`, else
+    ``(None, key)``: the key to cache this call under, or None when `x`'s bytes are converted
+    before they are bound (a dtype outside _FAST_DT)."""
+    key = (name, x.dtype, x.shape)
+    result = _run_cached(device, key, x)
+    if result is not None:
+        return result, None
+    return None, key if x.dtype in _FAST_DT else None
+
+
+def _transposed(rows):
+    return rows.T
+
+
+def _transposed_int64(rows):
+    return rows.T.astype(np.int64, order="C")
+
+
+def _onnx_coords(device, x, dt, where, out=None, tiny=None):
     """ONNX NonZero of `x` (1 to 8 dimensions, nonempty) as int64 ``[ndim, nnz]``, in
-    ``out[:, :nnz]`` when `out` (Fortran-ordered ``(ndim, x.size)``) is given."""
+    ``out[:, :nnz]`` when `out` (Fortran-ordered ``(ndim, x.size)``) is given. `tiny`: the
+    key to cache a tiny call under (see `_run_nonzero`), or None."""
     m, n = x.size, x.ndim
     rows_out = None if out is None else out.T
     if device.extensions or m * n > C.UINT32_MAX:
         # INT64 rows (a strict device refuses them, naming the flag).
-        return _run_nonzero(device, x, dt, n, C.DT_INT64, where, rows_out).T
-    rows = _run_nonzero(device, x, dt, n, C.DT_UINT32, where)
+        tiny = None if tiny is None else (tiny, _transposed)
+        return _run_nonzero(device, x, dt, n, C.DT_INT64, where, rows_out, tiny).T
+    tiny = None if tiny is None else (tiny, _transposed_int64)
+    rows = _run_nonzero(device, x, dt, n, C.DT_UINT32, where, tiny=tiny)
     if out is None:
-        return rows.T.astype(np.int64, order="C")
+        return _transposed_int64(rows)
     rows_out[: len(rows)] = rows
     return out[:, : len(rows)]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ctypes
 
 from . import _capi as C
+from ._arrays import _addr
 from ._capi import lib
 from ._library import DirectMLError, _check, _Closable
 
@@ -47,7 +48,7 @@ class _Prepared:
         # `totals`: TotalTensorSizeInBytes per slot (None for an unbound input);
         # `input_kinds`: per input slot, True when bound (False: DML_BINDING_TYPE_NONE).
         self.op = _Operator(device, op_type, desc)
-        self.handle = self.op.handle.value
+        self.handle = self.op.handle
         self.totals = totals
         self.n_in = len(input_kinds)
         self.n_out = len(totals) - self.n_in
@@ -69,8 +70,8 @@ class _Prepared:
         # Buffer is the first member of each 24-byte DML_BUFFER_BINDING: patched as a uint64.
         buffers = (ctypes.c_uint64 * (3 * n)).from_buffer(bindings)
         base = ctypes.addressof(descs)
-        outs = base + ctypes.sizeof(C.DML_BINDING_DESC) * self.n_in
-        return (buffers, base if self.n_in else None, outs, descs, bindings)
+        outs = ctypes.c_void_p(base + ctypes.sizeof(C.DML_BINDING_DESC) * self.n_in)
+        return (buffers, ctypes.c_void_p(base) if self.n_in else None, outs, descs, bindings)
 
     def _runner(self):
         """`run(*addresses)`: one address per bound slot, in slot order."""
@@ -93,7 +94,7 @@ class _Prepared:
         return run
 
 
-_execute = C.operator_execute_raw
+_execute = C.operator_execute_untyped
 
 # The operators a device has created, per device: at most this many, the oldest dropped first.
 OPERATOR_CACHE_SIZE = 256
@@ -113,3 +114,34 @@ def _prepared(device, key, make):
                 del cache[next(iter(cache))]
             cache[key] = op
     return op
+
+
+def _cached_call(runner, finish):
+    """A small call whose layout has been seen, cached whole in its device's operator cache:
+    `call(x)` runs `runner(address)` on `x` (an array of the dtype and shape the layout was
+    checked for) and returns `finish` of its result; or None when `x` is not C-contiguous and
+    aligned (the caller then takes the checked path)."""
+    addr = _addr
+
+    def call(x):
+        if not x.flags.c_contiguous:
+            return None
+        a = addr(x)
+        if a % x.itemsize:
+            return None
+        return finish(runner(a))
+
+    return call
+
+
+def _identity(result):
+    return result
+
+
+def _run_cached(device, key, x):
+    """The call cached under `key` on `device` run on `x`; None when there is none, the device
+    is closed, or `x` is laid out otherwise."""
+    call = device._ops.get(key)
+    if call is None or device._handle is None:
+        return None
+    return call(x)

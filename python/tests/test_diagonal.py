@@ -135,9 +135,10 @@ def bound_buffers(count, descs):
     """The Buffer of each DML_BUFFER_BINDING that `count` DML_BINDING_DESCs point to."""
     from directml_subset import _capi as C
 
-    if not descs:
+    if descs is None:
         return []
-    arr = (C.DML_BINDING_DESC * count).from_address(descs)
+    # The prepared bindings pass their arrays as c_void_p objects.
+    arr = (C.DML_BINDING_DESC * count).from_address(descs.value)
     return [C.DML_BUFFER_BINDING.from_address(d.Desc).Buffer if d.Type else None for d in arr]
 
 

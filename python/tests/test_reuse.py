@@ -188,3 +188,96 @@ def test_docstrings_name_the_onnx_and_directml_operators():
     assert "EyeLike" in dml.eye_like.__doc__ and "DML_OPERATOR_DIAGONAL_MATRIX`" in dml.eye_like.__doc__
     assert "DML_OPERATOR_DIAGONAL_MATRIX1" in dml.diagonal_matrix.__doc__
     assert (PYTHON_DIR / "directml_subset" / "py.typed").is_file()
+
+
+# (3, 5): into one new array; (40, 50): through the scratch buffer (see _nonzero.TINY_LIMIT).
+@pytest.mark.parametrize("shape", [(3, 5), (40, 50)])
+@pytest.mark.parametrize("extensions", [True, False])
+def test_a_small_nonzero_call_is_cached_per_dtype_and_shape(rng, monkeypatch, extensions, shape):
+    from directml_subset import _api
+
+    dev = dml.Device(extensions=extensions)
+    checked = []
+    for name in ("_onnx_coords", "_run_nonzero"):
+        real = getattr(_api, name)
+        monkeypatch.setattr(_api, name, lambda *a, _real=real, **k: checked.append(1) or _real(*a, **k))
+
+    def onnx(a):
+        return np.array(np.nonzero(a), dtype=np.int64).reshape(a.ndim, -1)
+
+    for f, want, key in (
+        (dml.onnx_nonzero, onnx, _nonzero.TINY_ONNX),
+        (dml.nonzero_coordinates, np.argwhere, _nonzero.TINY_COORDS),
+    ):
+        x = values(rng, np.float32, shape, density=0.5)
+        np.testing.assert_array_equal(f(x, device=dev), want(x))
+        assert (key, x.dtype, x.shape) in dev._ops
+        # The same dtype and shape again: the cached call, without the checked path.
+        checked.clear()
+        zeros, ones = np.zeros(shape, np.float32), np.full(shape, 2, np.float32)
+        results = [(f(y, device=dev), y) for y in (values(rng, np.float32, shape, density=0.5), zeros, ones)]
+        assert checked == []
+        for got, y in results:
+            np.testing.assert_array_equal(got, want(y))
+            assert got.dtype == (np.int64 if f is dml.onnx_nonzero else np.uint32)
+        assert results[1][0].shape[-1 if f is dml.onnx_nonzero else 0] == 0
+        # Other layouts of that dtype and shape take the checked path.
+        other = values(rng, np.float32, shape[::-1], density=0.5).T
+        for y in (other, misaligned(values(rng, np.float32, shape, density=0.5))):
+            checked.clear()
+            np.testing.assert_array_equal(f(y, device=dev), want(y))
+            assert checked != []
+        # A dtype whose bytes are converted first is not cached.
+        y = values(rng, np.float32, shape, density=0.5).astype(">f4")
+        np.testing.assert_array_equal(f(y, device=dev), want(y))
+        assert (key, y.dtype, y.shape) not in dev._ops
+    dev.close()
+    with pytest.raises(ValueError, match="closed"):
+        dml.onnx_nonzero(np.ones(shape, np.float32), device=dev)
+
+
+def misaligned(a):
+    """A copy of `a` whose data starts one byte past an aligned address."""
+    buf = np.zeros(a.nbytes + 1, np.uint8)
+    m = buf[1:].view(a.dtype).reshape(a.shape)
+    m[...] = a
+    assert not m.flags.aligned
+    return m
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.uint8, np.bool_, np.float64])
+def test_a_small_trilu_call_is_cached_per_dtype_shape_k_and_side(rng, monkeypatch, dtype):
+    from directml_subset import _api, _diagonal
+
+    dev = dml.Device(extensions=True)
+    checked = []
+    real = _api._run_diagonal1
+    monkeypatch.setattr(_api, "_run_diagonal1", lambda *a, **k: checked.append(1) or real(*a, **k))
+    # 72 elements: whole 4-byte units in every type (an input whose bytes end short of its
+    # rounded-up total is bound through a padded copy, and not cached).
+    shape = (3, 4, 6)
+    odd = values(rng, np.uint8, (3, 5, 7), density=0.5)
+    np.testing.assert_array_equal(dml.trilu(odd, 1, True, device=dev), np.triu(odd, 1))
+    assert (_diagonal.TINY_TRILU, odd.dtype, odd.shape, 1, True) not in dev._ops
+    for k, upper, want in ((1, True, np.triu), (-2, False, np.tril), (0, True, np.triu)):
+        x = values(rng, dtype, shape, density=0.5)
+        np.testing.assert_array_equal(dml.trilu(x, k, upper, device=dev), want(x, k))
+        assert (_diagonal.TINY_TRILU, x.dtype, shape, k, upper) in dev._ops
+        checked.clear()
+        results = [(dml.trilu(y, k, upper, device=dev), y) for y in (values(rng, dtype, shape, density=0.5), np.zeros(shape, dtype))]
+        assert checked == []
+        for got, y in results:
+            np.testing.assert_array_equal(got, want(y, k))
+            assert got.dtype == y.dtype and got.shape == shape and not np.shares_memory(got, y)
+        # Other layouts of that dtype and shape, and a k of another type, take the checked path.
+        y = values(rng, dtype, shape, density=0.5)
+        others = [(y[:, :, ::-1], k), (y, np.int64(k))]
+        if y.itemsize > 1:
+            others.append((misaligned(y), k))
+        for args in others:
+            checked.clear()
+            np.testing.assert_array_equal(dml.trilu(*args, upper, device=dev), want(args[0], k))
+            assert checked != []
+    dev.close()
+    with pytest.raises(ValueError, match="closed"):
+        dml.trilu(np.ones(shape, dtype), 1, True, device=dev)
