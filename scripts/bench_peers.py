@@ -5,13 +5,27 @@ and prints a table of times and ratios.
 
     python3 scripts/bench_peers.py            # all workloads
     python3 scripts/bench_peers.py u8 diag    # only workloads whose name contains a word
+    python3 scripts/bench_peers.py --curve [--csv PATH] [WORD...]   # the cost curve's sizes
+
+The curve mode measures only the peers (numpy.argwhere, numpy.triu, numpy.eye and ONNX
+Runtime's NonZero, Trilu, EyeLike) on the series of `cargo bench --bench kernels -- curve`
+(benches/kernels/curve.rs: the same names, shapes [2^(k/2), 2^(k-k/2)] for k from
+DMLS_CURVE_MIN_LOG2 (8) to DMLS_CURVE_MAX_LOG2 (26), every DMLS_CURVE_STEP (1)), checks that
+the two agree, and writes series, elements and their seconds per call as CSV to PATH (default
+target/kernels-curve-peers.csv) for `scripts/plot_curve.py --peers`. It times batches of about
+0.2 ms, numpy's and ONNX Runtime's alternating, like the Rust curve. ONNX Runtime runs a
+one-node model per shape through an IOBinding made once: the input bound once, Trilu's and
+EyeLike's output bound to an array made once, NonZero's allocated by ONNX Runtime (its size
+is known only after the run). NonZero's numpy peer is argwhere, not nonzero: argwhere gives
+the [count, rank] coordinate matrix that NONZERO_COORDINATES writes (it is nonzero's per-axis
+index arrays stacked into one array), where nonzero gives one array per axis.
 
 The first run makes a virtual environment in target/bench-venv and installs numpy,
-onnxruntime and onnx into it with pip; later runs reuse it. The script runs
+onnxruntime and onnx into it with pip; later runs reuse it. The table mode runs
 `cargo build --release --lib` first (a no-op when the library is up to date). DMLS_BENCH_REPS sets the
 repetitions (default 9); each time is the median of them.
 
-Each peer does the operation in its own natural form: numpy and ONNX Runtime allocate their
+In the table, each peer does the operation in its own natural form: numpy and ONNX Runtime allocate their
 outputs (ONNX Runtime's NonZero returns [rank, count] int64), while directml_subset writes into
 buffers the caller made once, as DirectML does. Ratios are peer time / directml_subset time with
 all threads: above 1 means directml_subset is faster.
@@ -204,8 +218,160 @@ def onnx_session(np, build):
     return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
 
 
+# --- Curve mode: numpy and ONNX Runtime on the sizes of the kernel benchmark's cost curve. ---
+
+# The series of benches/kernels/curve.rs `series()`, by the same names: (name, operation, numpy
+# element type, density of nonzero elements for NonZero).
+CURVE_SERIES = [
+    ("nonzero f32 d=0.5", "nonzero", "float32", 0.5),
+    ("nonzero f32 d=0.01", "nonzero", "float32", 0.01),
+    ("nonzero u8 d=0.1", "nonzero", "uint8", 0.1),
+    ("diag1 f32 upper", "upper", "float32", None),
+    ("diag1 f32 identity", "identity", "float32", None),
+]
+
+
+def per_call(fns, reps):
+    """Median per-call seconds of each function (each called once already, as a warm-up): each
+    is calibrated to batches of about 0.2 ms (one call when a call is longer), then the batches
+    of the functions alternate, `reps` of each."""
+    counts = []
+    for fn in fns:
+        one = 0.0
+        for _ in range(2):
+            t = time.perf_counter()
+            fn()
+            one = max(one, time.perf_counter() - t)
+            if one >= 2e-4:
+                break
+        counts.append(max(1, min(100_000, int(2e-4 / max(one, 2e-8)))))
+    times = [[] for _ in fns]
+    for _ in range(reps):
+        for fn, n, ts in zip(fns, counts, times):
+            t = time.perf_counter()
+            for _ in range(n):
+                fn()
+            ts.append((time.perf_counter() - t) / n)
+    return [sorted(ts)[len(ts) // 2] for ts in times]
+
+
+def curve_input(np, rng, op, dtype, density, shape):
+    """The input of one curve point, generated like benches/kernels/operators.rs `make_data`:
+    for NonZero each element is nonzero with the density and a tenth of the float zeros are
+    -0.0 (which counts as zero); for Trilu random values. The nonzero value is 1 (the Rust
+    benchmark sets the lowest byte, a denormal float: a normal value here so that no peer can
+    pay for denormals). EyeLike reads only the shape of its input."""
+    if op == "nonzero":
+        u = rng.random(shape, dtype=np.float32)
+        if dtype == "uint8":
+            return (u < density).astype(np.uint8)
+        a = (u < density).astype(np.float32)
+        a[(u >= density) & (rng.random(shape, dtype=np.float32) < 0.1)] = np.float32(-0.0)
+        return a
+    if op == "upper":
+        return rng.random(shape, dtype=np.float32) + np.float32(1)
+    return np.zeros(shape, np.float32)
+
+
+def curve_point(np, ort, rng, op, dtype, density, shape, reps):
+    """(numpy seconds, ONNX Runtime seconds) per call for one shape, after checking that both
+    give the same result."""
+    a = curve_input(np, rng, op, dtype, density, shape)
+    numpy_fn = {
+        "nonzero": lambda: np.argwhere(a),
+        "upper": lambda: np.triu(a),
+        "identity": lambda: np.eye(shape[0], shape[1], dtype=np.float32),
+    }[op]
+
+    def build(helper, TP):
+        elem = TP.UINT8 if dtype == "uint8" else TP.FLOAT
+        if op == "nonzero":
+            node, out = helper.make_node("NonZero", ["x"], ["y"]), (TP.INT64, [2, "count"])
+        elif op == "upper":
+            node, out = helper.make_node("Trilu", ["x"], ["y"], upper=1), (TP.FLOAT, list(shape))
+        else:
+            node, out = helper.make_node("EyeLike", ["x"], ["y"], dtype=TP.FLOAT), (TP.FLOAT, list(shape))
+        g = helper.make_graph(
+            [node],
+            op,
+            [helper.make_tensor_value_info("x", elem, list(shape))],
+            [helper.make_tensor_value_info("y", *out)],
+        )
+        return helper.make_model(g)
+
+    sess = onnx_session(np, build)
+    io = sess.io_binding()
+    io.bind_ortvalue_input("x", ort.OrtValue.ortvalue_from_numpy(a))
+    if op == "nonzero":
+        io.bind_output("y")  # shape known only after the run: ONNX Runtime allocates it
+    else:
+        io.bind_ortvalue_output("y", ort.OrtValue.ortvalue_from_numpy(np.empty(shape, np.float32)))
+    ort_fn = lambda: sess.run_with_iobinding(io)
+
+    want = numpy_fn()  # these calls are also the warm-up of the timing
+    ort_fn()
+    got = io.copy_outputs_to_cpu()[0]
+    same = np.array_equal(got, want.T) if op == "nonzero" else np.array_equal(got, want)
+    if not same:
+        raise AssertionError(f"{op} {shape}: ONNX Runtime and numpy differ")
+    del want, got
+    return per_call([numpy_fn, ort_fn], reps)
+
+
+def env_int(name, default):
+    return int(os.environ.get(name, default))
+
+
+def curve(args):
+    """`--curve [--csv PATH] [WORD...]`: measures numpy and ONNX Runtime on the curve's sizes and
+    writes a CSV (series, elements, numpy and onnxruntime seconds per call)."""
+    import numpy as np
+    import onnxruntime as ort
+
+    path = os.path.join(ROOT, "target", "kernels-curve-peers.csv")
+    if "--csv" in args:
+        i = args.index("--csv")
+        path = args[i + 1]
+        args = args[:i] + args[i + 2:]
+    filters = [w for w in args if w != "--curve"]
+    reps = env_int("DMLS_BENCH_REPS", 9)
+    lo, hi = env_int("DMLS_CURVE_MIN_LOG2", 8), env_int("DMLS_CURVE_MAX_LOG2", 26)
+    step = env_int("DMLS_CURVE_STEP", 1)
+    rng = np.random.default_rng(7)
+    print(
+        f"numpy {np.__version__} (argwhere, triu, eye), onnxruntime {ort.__version__} (CPU NonZero, "
+        f"Trilu, EyeLike; intra-op threads: default), {os.cpu_count()} CPUs; 2^{lo}..2^{hi} "
+        f"elements, every {step}; time per call, median of {reps} batches of about 0.2 ms",
+        flush=True,
+    )
+    print(f"{'series':<22} {'elements':>9} {'numpy':>11} {'onnxruntime':>11}")
+    rows = []
+    start = time.perf_counter()
+    for name, op, dtype, density in CURVE_SERIES:
+        if filters and not any(w in name for w in filters):
+            continue
+        for k in range(lo, hi + 1, step):
+            shape = (1 << (k // 2), 1 << (k - k // 2))
+            t_np, t_ort = curve_point(np, ort, rng, op, dtype, density, shape, reps)
+            rows.append((name, 1 << k, t_np, t_ort))
+            print(f"{name:<22} {'2^' + str(k):>9} {fmt_seconds(t_np):>11} {fmt_seconds(t_ort):>11}", flush=True)
+    with open(path, "w") as f:
+        f.write("series,elements,numpy,onnxruntime\n")
+        for name, e, t_np, t_ort in rows:
+            f.write(f"{name},{e},{t_np:.4e},{t_ort:.4e}\n")
+    print(f"peers' curve written to {path} ({time.perf_counter() - start:.1f} s)")
+
+
+def fmt_seconds(s):
+    if s < 1e-3:
+        return f"{s * 1e6:.2f} µs"
+    return f"{s * 1e3:.3f} ms"
+
+
 def main():
     ensure_venv()
+    if "--curve" in sys.argv[1:]:
+        return curve(sys.argv[1:])
     ensure_lib()
     import numpy as np
     import onnxruntime as ort
