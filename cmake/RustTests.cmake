@@ -1,15 +1,17 @@
-# The Rust side of the test suite, run by ctest: cargo test (unit, integration and doc tests,
-# the header check included) and, when DMLS_RUST_LINTS is ON, clippy, rustfmt and rustdoc with
-# warnings as errors. All use the same target directory and release profile as the library
-# build, so the library and its dependencies are compiled once. They take the lock "cargo" so
-# that ctest -j never runs two cargo commands on one target directory at once, and the
-# environment of the library build (DMLS_CARGO_ENV), so that none of them rebuilds the crate.
+# The Rust side of the test suite, run by ctest: cargo test of the workspace (the library's unit,
+# integration and doc tests, the header check included, and test-support/'s own tests) and, when
+# DMLS_RUST_LINTS is ON, clippy, rustfmt and rustdoc with warnings as errors (clippy and rustfmt
+# also over the workspace).
+# All use the same target directory and release profile as the library build, so the library
+# and its dependencies are compiled once. They take the lock "cargo" so that ctest -j never runs
+# two cargo commands on one target directory at once, and the environment of the library build
+# (DMLS_CARGO_ENV), so that none of them rebuilds the crate.
 
 set(_dmls_cargo_common --manifest-path "${CMAKE_SOURCE_DIR}/Cargo.toml"
                        --target-dir "${DMLS_CARGO_TARGET_DIR}")
 
 add_test(NAME cargo_test
-  COMMAND "${CARGO}" test --release ${_dmls_cargo_common}
+  COMMAND "${CARGO}" test --release --workspace ${_dmls_cargo_common}
   WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
 set_tests_properties(cargo_test PROPERTIES RESOURCE_LOCK cargo TIMEOUT 1200
   ENVIRONMENT "${DMLS_CARGO_ENV};${DMLS_TEST_ENV}")
@@ -21,7 +23,7 @@ if(DMLS_RUST_LINTS)
 
   if(CARGO_CLIPPY)
     add_test(NAME cargo_clippy
-      COMMAND "${CARGO}" clippy --release --all-targets ${_dmls_cargo_common} -- -D warnings
+      COMMAND "${CARGO}" clippy --release --workspace --all-targets ${_dmls_cargo_common} -- -D warnings
       WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
     set_tests_properties(cargo_clippy PROPERTIES RESOURCE_LOCK cargo TIMEOUT 900
       ENVIRONMENT "${DMLS_CARGO_ENV}")
@@ -31,7 +33,7 @@ if(DMLS_RUST_LINTS)
 
   if(CARGO_FMT)
     add_test(NAME cargo_fmt
-      COMMAND "${CARGO}" fmt --check --manifest-path "${CMAKE_SOURCE_DIR}/Cargo.toml"
+      COMMAND "${CARGO}" fmt --all --check --manifest-path "${CMAKE_SOURCE_DIR}/Cargo.toml"
       WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
   else()
     message(STATUS "cargo fmt not found: the cargo_fmt test is not registered")

@@ -314,7 +314,7 @@ fn misaligned_and_guaranteed_alignment() {
     let op = dev.create_op(&*desc).unwrap();
     let mut ob = Buffer::new(64 + 64);
     let mut b = ob.binding();
-    b.Offset = 64; // storage is 8-aligned, GUARD 64: 64-aligned only if the Vec is
+    b.Offset = 64; // the tensor bytes: 64-aligned in test-support's Buffer, checked below
     let aligned64 = (b.Buffer as usize + 64).is_multiple_of(64);
     let r = execute(&op, &[none_binding()], &[bind(&b)]);
     assert_eq!(r.is_ok(), aligned64, "{r:?}");

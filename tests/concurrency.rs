@@ -31,7 +31,7 @@ fn scale() -> usize {
 }
 
 // ------------------------------------------------------------------------------------------------
-// Handles that threads share and release explicitly (the rest of the harness: tests/common)
+// Handles that threads share and release explicitly (the rest of the harness: test-support/)
 
 /// A device handle that threads may share (the C API allows it).
 #[derive(Clone, Copy)]
@@ -309,7 +309,7 @@ fn errors_stay_with_their_thread() {
                 let hr = execute_raw(op.0, &[bind(&bi)], &[bind(&bc), bind(&bk)]);
                 assert_eq!(hr, E_INVALIDARG);
                 let msg = last_error();
-                let want = format!("SizeInBytes is {}", kb.len);
+                let want = format!("SizeInBytes is {}", kb.len());
                 assert!(msg.contains(&want), "thread {t}: {msg}");
                 assert!(cb.bytes().iter().chain(kb.bytes()).all(|&b| b == 0xCD));
             } else {

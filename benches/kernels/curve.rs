@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-use crate::capi::{Buf, Dev};
-use crate::operators::{make_data, prepare, Prepared};
+use crate::operators::{make_data, prepare, Prepared, PREFAULT};
 use crate::workloads::Kind;
 use directml_subset::dml::DML_TENSOR_DATA_TYPE;
+use test_support::{Buffer, Device};
 
 /// One workload of the curve and its target (time / bound).
 struct Series {
@@ -104,14 +104,14 @@ fn median(mut v: Vec<Duration>) -> Duration {
 
 /// The memcpy bounds: the same bytes on one thread and split over two.
 pub struct Copier {
-    src: Buf,
-    dst: Buf,
+    src: Buffer,
+    dst: Buffer,
 }
 
 impl Copier {
     fn run(&mut self, bytes: usize, memset: bool, two: bool) {
         let src = &self.src.bytes()[..bytes];
-        let dst = &mut self.dst.bytes()[..bytes];
+        let dst = &mut self.dst.bytes_mut()[..bytes];
         match (memset, two) {
             (false, false) => dst.copy_from_slice(src),
             (true, false) => dst.fill(0),
@@ -156,19 +156,19 @@ pub fn point(
     series: &'static str,
     target: f64,
     kind: Kind,
-    devs: &[Dev; 2],
+    devs: &[Device; 2],
     rng: &mut SmallRng,
     copier: &mut Option<Copier>,
     reps: usize,
 ) -> Point {
     let (mut data, _tensors) = make_data(&kind, rng);
-    let need = data.input.as_ref().map_or(0, |b| b.len)
-        + data.outputs.iter().map(|b| b.len).sum::<usize>();
-    if copier.as_ref().is_none_or(|c| c.src.len < need) {
+    let need = data.input.as_ref().map_or(0, |b| b.len())
+        + data.outputs.iter().map(|b| b.len()).sum::<usize>();
+    if copier.as_ref().is_none_or(|c| c.src.len() < need) {
         drop(copier.take());
         *copier = Some(Copier {
-            src: Buf::new(need),
-            dst: Buf::new(need),
+            src: Buffer::filled(need, PREFAULT),
+            dst: Buffer::filled(need, PREFAULT),
         });
     }
     let copier = copier.as_mut().expect("made above");
@@ -251,7 +251,7 @@ pub fn run(filter: &Option<String>, reps: usize) -> Vec<Point> {
         "{:<22} {:>9} {:>11} {:>11} {:>11} {:>11} {:>11} {:>7} {:>6}",
         "series", "elements", "bytes", "1 thread", "all", "memcpy 1", "memcpy 2", "ratio", "target"
     );
-    let devs = [Dev::new(1), Dev::new(0)];
+    let devs = [Device::with_threads(1), Device::with_threads(0)];
     let mut rng = SmallRng::seed_from_u64(7);
     let mut copier: Option<Copier> = None;
     let mut points = vec![];

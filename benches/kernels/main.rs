@@ -12,14 +12,14 @@
 //! The modules, by job: `workloads` (the table of workloads and targets), `operators` (each
 //! workload's operator and buffers), `measure` (timing against the bound), `report` (the log
 //! lines and the Markdown table), `small` (the small operators' latencies), `curve` (the cost
-//! curve), `types` (the types and layouts table) and `capi` (the C API as they all use it).
+//! curve), `types` (the types and layouts table). The C API wrappers (devices, operators, tensor descs)
+//! and the buffers come from the shared test helpers, `test_support` (test-support/).
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
-// Descs and bindings point into boxed values, so the boxes must stay boxes.
+// Bindings point into boxed values, so the boxes must stay boxes.
 #![allow(clippy::vec_box)]
 
-mod capi;
 mod curve;
 mod measure;
 mod operators;
@@ -28,13 +28,13 @@ mod small;
 mod types;
 mod workloads;
 
-use capi::{Buf, Dev};
 use measure::{measure, Bound};
-use operators::{make_data, prepare};
+use operators::{make_data, prepare, PREFAULT};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use report::Row;
 use small::small_latency;
+use test_support::{Buffer, Device};
 use workloads::{workloads, Kind};
 
 fn main() {
@@ -44,7 +44,10 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(15);
     let mut rng = SmallRng::seed_from_u64(42);
-    let devs = [(Dev::new(1), "1"), (Dev::new(0), "all")];
+    let devs = [
+        (Device::with_threads(1), "1"),
+        (Device::with_threads(0), "all"),
+    ];
     println!(
         "directml_subset kernel benchmark: {} threads available, {reps} reps; bound = 2-thread \
          memcpy of (read + written) / 2 (memset of the output without input)",
@@ -61,13 +64,13 @@ fn main() {
             continue;
         }
         let (mut data, _t) = make_data(&w.kind, &mut rng);
-        let need = data.input.as_ref().map_or(0, |b| b.len)
-            + data.outputs.iter().map(|b| b.len).sum::<usize>();
-        if bound.as_ref().is_none_or(|b| b.src.len < need) {
+        let need = data.input.as_ref().map_or(0, |b| b.len())
+            + data.outputs.iter().map(|b| b.len()).sum::<usize>();
+        if bound.as_ref().is_none_or(|b| b.src.len() < need) {
             drop(bound.take());
             bound = Some(Bound {
-                src: Buf::new(need),
-                dst: Buf::new(need),
+                src: Buffer::filled(need, PREFAULT),
+                dst: Buffer::filled(need, PREFAULT),
             });
         }
         let bound = bound.as_mut().unwrap();

@@ -4,14 +4,14 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use crate::capi::Buf;
 use crate::operators::Prepared;
+use test_support::Buffer;
 
 /// Two-thread memcpy / memset, on rayon's global pool (as many threads as the library's own
 /// process-wide pool, which `thread_count` 0 uses).
 pub struct Bound {
-    pub src: Buf,
-    pub dst: Buf,
+    pub src: Buffer,
+    pub dst: Buffer,
 }
 
 impl Bound {
@@ -19,13 +19,13 @@ impl Bound {
         let half = bytes / 2;
         let Bound { src, dst } = self;
         let src = &src.bytes()[..bytes];
-        let dst = &mut dst.bytes()[..bytes];
+        let dst = &mut dst.bytes_mut()[..bytes];
         let (d0, d1) = dst.split_at_mut(half);
         let (s0, s1) = src.split_at(half);
         rayon::join(|| d0.copy_from_slice(s0), || d1.copy_from_slice(s1));
     }
     fn set(&mut self, bytes: usize) {
-        let dst = &mut self.dst.bytes()[..bytes];
+        let dst = &mut self.dst.bytes_mut()[..bytes];
         let (d0, d1) = dst.split_at_mut(bytes / 2);
         rayon::join(|| d0.fill(0), || d1.fill(0));
     }
@@ -59,7 +59,7 @@ pub fn measure(p: &Prepared, bound: &mut Bound, memset: bool, reps: usize) -> Me
         } else {
             b.copy(bound_bytes)
         }
-        black_box(&b.dst.v[0]);
+        black_box(b.dst.bytes().as_ptr());
         t.elapsed()
     };
     let run_op = || {

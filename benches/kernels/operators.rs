@@ -1,15 +1,24 @@
 //! A workload's operator, created through the C API, and its buffers: filled once (pre-faulted)
 //! and bound for every run.
 
-use std::ptr;
-
 use rand::rngs::SmallRng;
 use rand::Rng;
+use test_support::{
+    bind, diag1_desc, execute_raw, last_error, nonzero_desc, Buffer, Device, Operator, Tensor,
+    NONE_BINDING,
+};
 
-use crate::capi::{check, nonzero_desc, operator_desc, Buf, Dev, Op, Tensor};
 use crate::workloads::Kind;
 use directml_subset::dml::*;
-use directml_subset::ffi::*;
+
+/// What every byte of a buffer holds when it is made (which also faults its pages in).
+pub const PREFAULT: u8 = 0x01;
+
+/// The operator `desc` describes, created on `dev`; panics with the HRESULT and message.
+fn create(dev: &Device, desc: &impl test_support::OpDesc) -> Operator {
+    dev.create_op(desc)
+        .unwrap_or_else(|(hr, msg)| panic!("create: HRESULT {hr:#x}: {msg}"))
+}
 
 /// The element size of a DirectML data type.
 fn esize(dt: DML_TENSOR_DATA_TYPE) -> usize {
@@ -19,25 +28,25 @@ fn esize(dt: DML_TENSOR_DATA_TYPE) -> usize {
 }
 
 /// The coordinates tensor of NonZero on `m` elements of `n` dimensions.
-fn coords_tensor(m: u32, n: u32, ort: bool) -> Box<Tensor> {
-    let u32t = DML_TENSOR_DATA_TYPE::UINT32;
+fn coords_tensor(m: u32, n: u32, ort: bool) -> Tensor {
+    let u32t = DML_TENSOR_DATA_TYPE::UINT32.0;
     if ort {
-        let mut t = Tensor::new(u32t, &[m, n], Some(&[2, 2 * m]));
+        let mut t = Tensor::strided(u32t, &[m, n], &[2, 2 * m]);
         // The whole int64 [N, M] buffer.
-        t.buffer.TotalTensorSizeInBytes = u64::from(n) * u64::from(m) * 8;
+        t.total = u64::from(n) * u64::from(m) * 8;
         t
     } else {
-        Tensor::new(u32t, &[m, n], None)
+        Tensor::new(u32t, &[m, n])
     }
 }
 
 /// A created operator with its bound buffers.
 pub struct Prepared {
-    op: Op,
+    op: Operator,
     inputs: Vec<DML_BINDING_DESC>,
     outputs: Vec<DML_BINDING_DESC>,
     _bindings: Vec<Box<DML_BUFFER_BINDING>>,
-    _tensors: Vec<Box<Tensor>>,
+    _tensors: Vec<Tensor>,
     /// Bytes read and written, once the count is known (NonZero writes count × N coordinates).
     pub read: usize,
     written: usize,
@@ -47,21 +56,9 @@ pub struct Prepared {
 
 impl Prepared {
     pub fn run(&self) {
-        // SAFETY: the bindings point to live buffers of the right sizes.
-        let hr = unsafe {
-            dmls_operator_execute(
-                self.op.0,
-                self.inputs.len() as u32,
-                if self.inputs.is_empty() {
-                    ptr::null()
-                } else {
-                    self.inputs.as_ptr()
-                },
-                self.outputs.len() as u32,
-                self.outputs.as_ptr(),
-            )
-        };
-        check(hr, "execute");
+        // The bindings point to live buffers of the right sizes.
+        let hr = execute_raw(self.op.0, &self.inputs, &self.outputs);
+        assert_eq!(hr, S_OK, "execute: {}", last_error());
     }
 
     /// Bytes the last run wrote (for NONZERO_COORDINATES, the count and count × N coordinates).
@@ -74,28 +71,21 @@ impl Prepared {
     }
 }
 
-fn binding(buf: &mut Buf, bindings: &mut Vec<Box<DML_BUFFER_BINDING>>) -> DML_BINDING_DESC {
-    let b = Box::new(DML_BUFFER_BINDING {
-        Buffer: buf.ptr(),
-        Offset: 0,
-        SizeInBytes: buf.len as u64,
-    });
-    let desc = DML_BINDING_DESC {
-        Type: DML_BINDING_TYPE::BUFFER,
-        Desc: (&*b as *const DML_BUFFER_BINDING).cast(),
-    };
+fn binding(buf: &mut Buffer, bindings: &mut Vec<Box<DML_BUFFER_BINDING>>) -> DML_BINDING_DESC {
+    let b = Box::new(buf.binding());
+    let desc = bind(&b);
     bindings.push(b);
     desc
 }
 
 /// Buffers of a workload, shared by the 1-thread and all-thread runs.
 pub struct Data {
-    pub input: Option<Buf>,
-    pub outputs: Vec<Buf>,
+    pub input: Option<Buffer>,
+    pub outputs: Vec<Buffer>,
 }
 
 /// NonZero's input, count and coordinates tensors (`kind` is `Kind::NonZero`).
-fn nonzero_tensors(kind: &Kind) -> [Box<Tensor>; 3] {
+fn nonzero_tensors(kind: &Kind) -> [Tensor; 3] {
     let Kind::NonZero {
         dt,
         sizes,
@@ -109,18 +99,18 @@ fn nonzero_tensors(kind: &Kind) -> [Box<Tensor>; 3] {
     let m: u32 = sizes.iter().product();
     let n = sizes.len() as u32;
     [
-        Tensor::new(*dt, sizes, strides.as_deref()),
-        Tensor::new(DML_TENSOR_DATA_TYPE::UINT32, &[1], None),
+        Tensor::with_strides(dt.0, sizes, strides.as_deref()),
+        Tensor::new(DML_TENSOR_DATA_TYPE::UINT32.0, &[1]),
         coords_tensor(m, n, *ort),
     ]
 }
 
-pub fn make_data(kind: &Kind, rng: &mut SmallRng) -> (Data, Vec<Box<Tensor>>) {
+pub fn make_data(kind: &Kind, rng: &mut SmallRng) -> (Data, Vec<Tensor>) {
     match kind {
         Kind::NonZero { dt, density, .. } => {
             let [input, count, coords] = nonzero_tensors(kind);
-            let mut ib = Buf::new(input.bytes());
-            let b = ib.bytes();
+            let mut ib = Buffer::filled(input.total, PREFAULT);
+            let b = ib.bytes_mut();
             b.fill(0);
             let es = esize(*dt);
             let float = directml_subset::DataType::from_raw(*dt).is_some_and(|t| t.is_float());
@@ -133,7 +123,10 @@ pub fn make_data(kind: &Kind, rng: &mut SmallRng) -> (Data, Vec<Box<Tensor>>) {
                     e[es - 1] = 0x80;
                 }
             }
-            let outputs = vec![Buf::new(count.bytes()), Buf::new(coords.bytes())];
+            let outputs = vec![
+                Buffer::filled(count.total, PREFAULT),
+                Buffer::filled(coords.total, PREFAULT),
+            ];
             (
                 Data {
                     input: Some(ib),
@@ -148,37 +141,33 @@ pub fn make_data(kind: &Kind, rng: &mut SmallRng) -> (Data, Vec<Box<Tensor>>) {
             with_input,
             ..
         } => {
-            let out = Tensor::new(*dt, sizes, None);
+            let out = Tensor::new(dt.0, sizes);
             let mut tensors = vec![];
             let input = if *with_input {
-                let t = Tensor::new(*dt, sizes, None);
-                let mut b = Buf::new(t.bytes());
-                rng.fill(b.bytes());
+                let t = Tensor::new(dt.0, sizes);
+                let mut b = Buffer::filled(t.total, PREFAULT);
+                rng.fill(b.bytes_mut());
                 tensors.push(t);
                 Some(b)
             } else {
                 None
             };
-            let outputs = vec![Buf::new(out.bytes())];
+            let outputs = vec![Buffer::filled(out.total, PREFAULT)];
             tensors.push(out);
             (Data { input, outputs }, tensors)
         }
     }
 }
 
-pub fn prepare(dev: &Dev, kind: &Kind, data: &mut Data) -> Prepared {
+pub fn prepare(dev: &Device, kind: &Kind, data: &mut Data) -> Prepared {
     let mut bindings = vec![];
     let mut tensors = vec![];
     let (op, read, columns, has_count) = match kind {
         Kind::NonZero { dt, sizes, .. } => {
             let m: u32 = sizes.iter().product();
             let n = sizes.len() as u32;
-            let [input, count, coords] = nonzero_tensors(kind);
-            let desc = nonzero_desc(&input, &count, &coords);
-            let op = Op::create(
-                dev,
-                &operator_desc(DML_OPERATOR_TYPE::NONZERO_COORDINATES, &desc),
-            );
+            let [mut input, mut count, mut coords] = nonzero_tensors(kind);
+            let op = create(dev, &*nonzero_desc(&mut input, &mut count, &mut coords));
             tensors.extend([input, count, coords]);
             (op, m as usize * esize(*dt), n as usize, true)
         }
@@ -190,8 +179,8 @@ pub fn prepare(dev: &Dev, kind: &Kind, data: &mut Data) -> Prepared {
             end,
             value,
         } => {
-            let out = Tensor::new(*dt, sizes, None);
-            let input = with_input.then(|| Tensor::new(*dt, sizes, None));
+            let mut out = Tensor::new(dt.0, sizes);
+            let mut input = with_input.then(|| Tensor::new(dt.0, sizes));
             // Value in the output's type (FLOAT32 as given; other types: a small integer).
             let mut v = [0u8; 8];
             if *dt == DML_TENSOR_DATA_TYPE::FLOAT32 {
@@ -199,19 +188,9 @@ pub fn prepare(dev: &Dev, kind: &Kind, data: &mut Data) -> Prepared {
             } else {
                 v[0] = *value as u8;
             }
-            let desc = DML_DIAGONAL_MATRIX1_OPERATOR_DESC {
-                InputTensor: input.as_ref().map_or(ptr::null(), |t| &t.desc),
-                OutputTensor: &out.desc,
-                ValueDataType: *dt,
-                Value: DML_SCALAR_UNION::from_bytes(v),
-                DiagonalFillBegin: *begin,
-                DiagonalFillEnd: *end,
-            };
-            let op = Op::create(
-                dev,
-                &operator_desc(DML_OPERATOR_TYPE::DIAGONAL_MATRIX1, &desc),
-            );
-            let read = input.as_ref().map_or(0, |t| t.bytes());
+            // ValueDataType is the output's type.
+            let op = create(dev, &*diag1_desc(input.as_mut(), &mut out, v, *begin, *end));
+            let read = input.as_ref().map_or(0, |t| t.total as usize);
             tensors.push(out);
             tensors.extend(input);
             (op, read, 0, false)
@@ -219,10 +198,7 @@ pub fn prepare(dev: &Dev, kind: &Kind, data: &mut Data) -> Prepared {
     };
     let inputs = match (&mut data.input, kind) {
         (Some(b), _) => vec![binding(b, &mut bindings)],
-        (None, _) => vec![DML_BINDING_DESC {
-            Type: DML_BINDING_TYPE::NONE,
-            Desc: ptr::null(),
-        }],
+        (None, _) => vec![NONE_BINDING],
     };
     let outputs: Vec<_> = data
         .outputs
@@ -230,7 +206,7 @@ pub fn prepare(dev: &Dev, kind: &Kind, data: &mut Data) -> Prepared {
         .map(|b| binding(b, &mut bindings))
         .collect();
     let count_buf = has_count.then(|| data.outputs[0].ptr() as *const u32);
-    let written = if has_count { 0 } else { data.outputs[0].len };
+    let written = if has_count { 0 } else { data.outputs[0].len() };
     Prepared {
         op,
         inputs,

@@ -6,10 +6,11 @@ use std::hint::black_box;
 use std::ptr;
 use std::time::{Duration, Instant};
 
-use crate::capi::{nonzero_desc, operator_desc, Dev, Op, Tensor};
 use crate::measure::median;
 use directml_subset::dml::*;
 use directml_subset::ffi::*;
+use test_support::data_types::{F32, U32};
+use test_support::{bind, diag1_desc, nonzero_desc, operator_desc, Device, Operator, Tensor};
 
 pub fn small_latency(filter: &Option<String>) {
     if filter
@@ -20,53 +21,42 @@ pub fn small_latency(filter: &Option<String>) {
     }
     println!("\nsmall operators (C API, ns per call: minimum / median of 15 batches):");
     for threads in [1u32, 0] {
-        let dev = Dev::new(threads);
+        let dev = Device::with_threads(threads);
         // Seed NonZero 2×4.
-        let input_t = Tensor::new(DML_TENSOR_DATA_TYPE::FLOAT32, &[2, 4], None);
-        let count_t = Tensor::new(DML_TENSOR_DATA_TYPE::UINT32, &[1], None);
-        let coords_t = Tensor::new(DML_TENSOR_DATA_TYPE::UINT32, &[8, 2], None);
-        let nz = nonzero_desc(&input_t, &count_t, &coords_t);
-        let nz_desc = operator_desc(DML_OPERATOR_TYPE::NONZERO_COORDINATES, &nz);
-        let in_t = Tensor::new(DML_TENSOR_DATA_TYPE::FLOAT32, &[4, 5], None);
-        let out_t = Tensor::new(DML_TENSOR_DATA_TYPE::FLOAT32, &[4, 5], None);
-        let dg = DML_DIAGONAL_MATRIX1_OPERATOR_DESC {
-            InputTensor: &in_t.desc,
-            OutputTensor: &out_t.desc,
-            ValueDataType: DML_TENSOR_DATA_TYPE::FLOAT32,
-            Value: DML_SCALAR_UNION::from_bytes([0; 8]),
-            DiagonalFillBegin: i32::MIN,
-            DiagonalFillEnd: 0,
-        };
-        let dg_desc = operator_desc(DML_OPERATOR_TYPE::DIAGONAL_MATRIX1, &dg);
-        let nz_op = Op::create(&dev, &nz_desc);
-        let dg_op = Op::create(&dev, &dg_desc);
+        let mut input_t = Tensor::new(F32, &[2, 4]);
+        let mut count_t = Tensor::new(U32, &[1]);
+        let mut coords_t = Tensor::new(U32, &[8, 2]);
+        let nz = nonzero_desc(&mut input_t, &mut count_t, &mut coords_t);
+        let nz_desc = operator_desc(&*nz);
+        let mut in_t = Tensor::new(F32, &[4, 5]);
+        let mut out_t = Tensor::new(F32, &[4, 5]);
+        // FLOAT32 (the output's type) 0.0 on and below the diagonal.
+        let dg = diag1_desc(Some(&mut in_t), &mut out_t, [0; 8], i32::MIN, 0);
+        let nz_op = dev.create_op(&*nz).expect("create NonZero");
+        let dg_op = dev.create_op(&*dg).expect("create DIAGONAL_MATRIX1");
         let mut input: [f32; 8] = [1.0, 0.0, 0.0, 2.0, -0.0, 3.5, 0.0, -5.2];
         let mut count = [0u32; 4];
         let mut coords = [0u32; 16];
         let mut din = [1.0f32; 20];
         let mut dout = [0f32; 20];
-        let bind = |p: *mut c_void, n: usize| DML_BUFFER_BINDING {
+        let buffer = |p: *mut c_void, n: usize| DML_BUFFER_BINDING {
             Buffer: p,
             Offset: 0,
             SizeInBytes: n as u64,
         };
         let nzb = [
-            bind(input.as_mut_ptr().cast(), 32),
-            bind(count.as_mut_ptr().cast(), 16),
-            bind(coords.as_mut_ptr().cast(), 64),
+            buffer(input.as_mut_ptr().cast(), 32),
+            buffer(count.as_mut_ptr().cast(), 16),
+            buffer(coords.as_mut_ptr().cast(), 64),
         ];
         let dgb = [
-            bind(din.as_mut_ptr().cast(), 80),
-            bind(dout.as_mut_ptr().cast(), 80),
+            buffer(din.as_mut_ptr().cast(), 80),
+            buffer(dout.as_mut_ptr().cast(), 80),
         ];
-        let bd = |b: &DML_BUFFER_BINDING| DML_BINDING_DESC {
-            Type: DML_BINDING_TYPE::BUFFER,
-            Desc: (b as *const DML_BUFFER_BINDING).cast(),
-        };
-        let nz_in = [bd(&nzb[0])];
-        let nz_out = [bd(&nzb[1]), bd(&nzb[2])];
-        let dg_in = [bd(&dgb[0])];
-        let dg_out = [bd(&dgb[1])];
+        let nz_in = [bind(&nzb[0])];
+        let nz_out = [bind(&nzb[1]), bind(&nzb[2])];
+        let dg_in = [bind(&dgb[0])];
+        let dg_out = [bind(&dgb[1])];
         let per_call = |f: &mut dyn FnMut()| {
             const N: u32 = 20_000;
             let mut batches: Vec<Duration> = (0..15)
@@ -107,7 +97,7 @@ pub fn small_latency(filter: &Option<String>) {
                     // SAFETY: live desc.
                     let hr = unsafe { dmls_device_create_operator(dev.0, &nz_desc, &mut op) };
                     black_box(hr);
-                    ops.push(Op(op));
+                    ops.push(Operator(op));
                 }
                 let e = t.elapsed() / N as u32;
                 drop(ops);
@@ -126,7 +116,7 @@ pub fn small_latency(filter: &Option<String>) {
                     // SAFETY: live desc.
                     let hr = unsafe { dmls_device_create_operator(dev.0, &nz_desc, &mut op) };
                     black_box(hr);
-                    drop(Op(op));
+                    drop(Operator(op));
                 }
                 t.elapsed() / N
             })

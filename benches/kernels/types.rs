@@ -7,10 +7,10 @@
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-use crate::capi::Dev;
 use crate::curve::{fmt_time, point, Copier, Point};
 use crate::workloads::Kind;
 use directml_subset::DataType;
+use test_support::Device;
 
 const SIDE: u32 = 4096;
 
@@ -60,7 +60,7 @@ pub fn run(filter: &Option<String>, reps: usize) {
         "\ntypes and layouts at {SIDE}×{SIDE} (all threads; time, bound, time / bound, and the ratio \
          against FLOAT32's or packed output's):"
     );
-    let devs = [Dev::new(1), Dev::new(0)];
+    let devs = [Device::with_threads(1), Device::with_threads(0)];
     let mut rng = SmallRng::seed_from_u64(11);
     let mut copier: Option<Copier> = None;
     let mut measure = |kind| point("", 0.0, kind, &devs, &mut rng, &mut copier, reps);

@@ -5,9 +5,9 @@ use std::ptr;
 
 use directml_subset::dml::*;
 use directml_subset::ffi::dmls_calc_buffer_tensor_size;
+use test_support::guarded::{or_null, GuardedArray};
 
 use crate::case::TensorSpec;
-use crate::guarded::{or_null, GuardedArray};
 use crate::model;
 
 /// A C tensor desc built from a spec; the arrays sit against inaccessible pages.

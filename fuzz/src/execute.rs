@@ -7,9 +7,9 @@ use std::ptr;
 use directml_subset::dml::*;
 use directml_subset::ffi::*;
 use directml_subset::reference;
+use test_support::guarded::{or_null, or_null_mut, Buffer, GuardedArray};
 
 use crate::case::Case;
-use crate::guarded::{or_null, or_null_mut, GuardedArray, Region};
 use crate::hresult::{check_hr, check_verdict, EXECUTE_CODES};
 use crate::model;
 
@@ -108,10 +108,10 @@ pub(crate) fn execute(
     if need.iter().any(|&n| n > 2 * MAX_BUFFER + 65536 * 2) {
         return None;
     }
-    let regions: Vec<Option<Region>> = (0..3)
+    let regions: Vec<Option<Buffer>> = (0..3)
         .map(|b| {
             (owner[b] == b).then(|| {
-                let r = Region::new(need[b] as usize, 0);
+                let mut r = Buffer::filled(need[b] as usize, 0);
                 fill(
                     u64::from(case.data_seed) * 3 + b as u64,
                     case.zero_eighths,
@@ -122,9 +122,10 @@ pub(crate) fn execute(
         })
         .collect();
     let buffer_base = |b: usize| -> *mut u8 {
-        let r = regions[owner[b]].as_ref().expect("owner has a region");
-        // SAFETY: the shift is within the region's leading guard.
-        unsafe { r.ptr().add(usize::from(case.bindings[b].shift % 64)) }
+        let r = regions[owner[b]].as_ref().expect("owner has a buffer");
+        // Within the buffer: `need` counts the shift.
+        r.ptr()
+            .wrapping_add(usize::from(case.bindings[b].shift % 64))
     };
     let buffer_bindings: Vec<DML_BUFFER_BINDING> = (0..3)
         .map(|b| {
@@ -326,7 +327,7 @@ pub(crate) fn execute(
     Some(hr)
 }
 
-fn check_guards(regions: &[Option<Region>], case: &Case) {
+fn check_guards(regions: &[Option<Buffer>], case: &Case) {
     for (b, r) in regions.iter().enumerate() {
         if let Some(r) = r {
             assert!(

@@ -31,7 +31,6 @@ mod codec;
 mod desc;
 mod device;
 mod execute;
-pub mod guarded;
 mod hresult;
 pub mod model;
 mod query;
@@ -46,9 +45,9 @@ pub use codec::{Io, Reader, Writer};
 use desc::{check_calc_size, usual_types, BuiltTensor};
 use device::{create_device, resolved_level};
 use execute::execute;
-use guarded::{or_null, or_null_mut, GuardedArray};
 use hresult::{check_hr, check_verdict, CREATE_CODES};
 use query::{bytes_of, run_query};
+use test_support::guarded::{or_null, or_null_mut, GuardedArray};
 
 /// What [`check`] runs.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -122,7 +121,7 @@ pub fn run_case(case: &Case, scope: Scope) -> Outcome {
         93 => bytes_of(&d0),
         _ => bytes_of(&nz),
     };
-    let op_desc_mem = GuardedArray::of_structs(&op_desc_bytes);
+    let mut op_desc_mem = GuardedArray::of_structs(&op_desc_bytes);
     let desc = DML_OPERATOR_DESC {
         Type: op_type,
         Desc: or_null(case.desc_null == 1, op_desc_mem.ptr().cast()),

@@ -6,10 +6,10 @@ use core::ffi::c_void;
 use directml_subset::dml::*;
 use directml_subset::ffi::dmls_device;
 use directml_subset::ffi::dmls_device_check_feature_support;
+use test_support::guarded::{or_null, or_null_mut, GuardedArray};
 
 use crate::case::Case;
 use crate::device::resolved_level;
-use crate::guarded::{or_null, or_null_mut, GuardedArray};
 use crate::hresult::{check_hr, check_verdict, QUERY_CODES};
 use crate::model;
 

@@ -18,7 +18,7 @@ use common::*;
 use directml_subset::{DataType, TensorDesc};
 
 // ------------------------------------------------------------------------------------------------
-// Running operators through the C API (harness in tests/common)
+// Running operators through the C API (the shared harness: test-support/, through tests/common)
 
 /// A DIAGONAL_MATRIX1 operator on a device of the newest level (which the operator keeps
 /// alive).

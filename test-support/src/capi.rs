@@ -35,15 +35,28 @@ pub struct Tensor {
 }
 
 impl Tensor {
+    /// A packed tensor; its total size from `dmls_calc_buffer_tensor_size`.
     pub fn new(data_type: u32, sizes: &[u32]) -> Tensor {
-        Tensor::raw(data_type, sizes, None, calc_size(data_type, sizes, None))
+        Tensor::with_strides(data_type, sizes, None)
     }
 
+    /// A tensor with strides; its total size from `dmls_calc_buffer_tensor_size`.
     pub fn strided(data_type: u32, sizes: &[u32], strides: &[u32]) -> Tensor {
-        let total = calc_size(data_type, sizes, Some(strides));
-        Tensor::raw(data_type, sizes, Some(strides), total)
+        Tensor::with_strides(data_type, sizes, Some(strides))
     }
 
+    /// A tensor with strides, or packed when `strides` is `None`; its total size from
+    /// `dmls_calc_buffer_tensor_size`.
+    pub fn with_strides(data_type: u32, sizes: &[u32], strides: Option<&[u32]>) -> Tensor {
+        Tensor::raw(
+            data_type,
+            sizes,
+            strides,
+            calc_size(data_type, sizes, strides),
+        )
+    }
+
+    /// Every field as given.
     pub fn raw(data_type: u32, sizes: &[u32], strides: Option<&[u32]>, total: u64) -> Tensor {
         let null_desc = DML_BUFFER_TENSOR_DESC {
             DataType: DML_TENSOR_DATA_TYPE(0),
@@ -118,6 +131,11 @@ impl Device {
         Device::new(0, 1, 0)
     }
 
+    /// The newest level with `threads` workers (0: one per core).
+    pub fn with_threads(threads: u32) -> Device {
+        Device::new(0, threads, 0)
+    }
+
     pub fn create(
         &self,
         ty: DML_OPERATOR_TYPE,
@@ -180,6 +198,11 @@ pub fn create_device_raw(level: u32, threads: u32, flags: u32) -> *mut dmls_devi
 
 /// dmls_device_create_operator on a raw device handle. A success writes an operator and clears
 /// the message; a failure leaves `*op` alone and sets a message.
+///
+/// `device` is a handle as a C caller holds it: live or NULL (the library rejects NULL), and
+/// `desc` what `ty` says; the tests hand over other pointers only where the C API promises to
+/// reject them, so this stays a safe function like the rest of the harness.
+#[allow(clippy::not_unsafe_ptr_arg_deref)]
 pub fn create_raw(
     device: *mut dmls_device,
     ty: DML_OPERATOR_TYPE,
@@ -219,6 +242,14 @@ impl OpDesc for DML_DIAGONAL_MATRIX1_OPERATOR_DESC {
 
 impl OpDesc for DML_DIAGONAL_MATRIX_OPERATOR_DESC {
     const TYPE: DML_OPERATOR_TYPE = DML_OPERATOR_TYPE::DIAGONAL_MATRIX;
+}
+
+/// The `DML_OPERATOR_DESC` of one of DirectML's operator desc structs (it points to `desc`).
+pub fn operator_desc<D: OpDesc>(desc: &D) -> DML_OPERATOR_DESC {
+    DML_OPERATOR_DESC {
+        Type: D::TYPE,
+        Desc: (desc as *const D).cast(),
+    }
 }
 
 /// [`create_raw`] from one of DirectML's operator desc structs.
@@ -270,6 +301,7 @@ pub fn create_diagonal(
 }
 
 impl Drop for Device {
+    #[inline]
     fn drop(&mut self) {
         // SAFETY: the handle is NULL or live, and released only here.
         unsafe { dmls_device_release(self.0) };
@@ -279,6 +311,7 @@ impl Drop for Device {
 pub struct Operator(pub *mut dmls_operator);
 
 impl Drop for Operator {
+    #[inline]
     fn drop(&mut self) {
         // SAFETY: the handle is NULL or live, and released only here.
         unsafe { dmls_operator_release(self.0) };
@@ -303,6 +336,10 @@ pub fn none_binding() -> DML_BINDING_DESC {
 }
 
 /// dmls_operator_execute on a raw operator handle (a NULL inputs array when there are none).
+/// Inlined, so that the benchmark's timed loop calls the library directly. `op` is a live
+/// handle or NULL, as for [`create_raw`].
+#[inline]
+#[allow(clippy::not_unsafe_ptr_arg_deref)]
 pub fn execute_raw(
     op: *mut dmls_operator,
     inputs: &[DML_BINDING_DESC],

@@ -5,8 +5,8 @@ use directml_subset::dml::*;
 use directml_subset::ffi::dmls_operator;
 use directml_subset::{reference, TensorDesc};
 
-use super::buffer::Buffer;
-use super::capi::{bind, execute_raw, last_error, NONE_BINDING};
+use crate::capi::{bind, execute_raw, last_error, NONE_BINDING};
+use crate::guarded::Buffer;
 
 /// The one reference runner: executes a NONZERO_COORDINATES operator (a raw handle) on `data`,
 /// with both outputs in fresh guarded buffers starting as `fill`; asserts success, intact guards
@@ -70,7 +70,8 @@ pub fn run_diag1_checked(
 
 /// The fewest coordinate columns N that NONZERO_COORDINATES accepts for an input of these sizes:
 /// its effective rank (the dimension count without leading dimensions of size 1), at least 1.
-/// The one copy of the rule in the Rust tests.
+/// The one copy of the rule in the Rust tests (the fuzz harness's model has its own, written
+/// independently).
 pub fn min_columns(sizes: &[u32]) -> usize {
     let lead = sizes.iter().take_while(|&&s| s == 1).count();
     (sizes.len() - lead).max(1)

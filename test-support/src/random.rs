@@ -5,7 +5,7 @@ use directml_subset::{DataType, TensorDesc};
 use rand::rngs::SmallRng;
 use rand::Rng;
 
-use super::buffer::Buffer;
+use crate::guarded::Buffer;
 
 /// The seed of a randomised test: the environment variable `var` when it is set (to replay a
 /// failure), else the clock.

@@ -1,0 +1,43 @@
+//! The one set of test helpers of directml_subset, shared by the integration tests (`tests/`,
+//! through `tests/common/mod.rs`), the benchmark (`benches/kernels/`) and the fuzz harness
+//! (`fuzz/`). By job:
+//!
+//! - [`guarded`]: the one guarded buffer type, [`Buffer`] (tensor bytes between canary guards,
+//!   against an inaccessible page on Unix), and [`GuardedArray`] for a caller's arrays;
+//! - [`capi`]: the C API as a C program calls it (tensor descs with owned arrays, devices and
+//!   operators released on drop, operator descs, bindings, execution, the last error message);
+//! - [`checked`]: the one reference runner (operators executed through the C API on guarded
+//!   buffers, every output byte compared with `directml_subset::reference`);
+//! - [`random`]: seeds printed on failure, the one random layout generator and the one random
+//!   element generator;
+//! - [`rust_api`]: the safe Rust API's devices and descs;
+//! - [`bytes`]: comparing buffers and reading them as elements.
+//!
+//! Everything is also re-exported at the root, which is how the tests use it (`common::*`).
+//! The library lists this crate as a dev-dependency only.
+
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
+pub mod bytes;
+pub mod capi;
+pub mod checked;
+pub mod guarded;
+pub mod random;
+pub mod rust_api;
+
+pub use bytes::*;
+pub use capi::*;
+pub use checked::*;
+pub use guarded::{or_null, or_null_mut, Buffer, GuardedArray, CANARY, GUARD};
+pub use random::*;
+pub use rust_api::*;
+
+/// Makes the kernels take their parallel paths wherever an input is large enough to have one
+/// (`DMLS_PARALLEL=always`, read by the library on each such call), instead of where this
+/// machine's measured costs say they pay: the parallel-path tests call it first.
+pub fn force_parallel_paths() {
+    // Every test that calls this sets the same value; the library reads it through std::env,
+    // which serialises reads and writes.
+    std::env::set_var("DMLS_PARALLEL", "always");
+}
