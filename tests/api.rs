@@ -1,6 +1,6 @@
 //! The C API's entry points end to end: devices, feature queries, operator types, NULL
 //! pointers, binding rules, buffer sizes, messages and the version, with their codes and
-//! messages. (The operators' own examples and rules: tests/operators.rs.)
+//! messages. (The operators' own examples and rules: tests/operators/.)
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
