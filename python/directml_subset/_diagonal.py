@@ -13,7 +13,7 @@ import numpy as np
 from . import _capi as C
 from . import _tensor as T
 from ._arrays import _addr, _bind_in, _check_array, _empty, _input_layout
-from ._operators import _cached_call, _identity, _Prepared, _prepared
+from ._operators import CACHED_CALL_LIMIT, _cached_call, _identity, _Prepared, _prepared
 
 
 def _int32(v, name, where):
@@ -160,10 +160,6 @@ def _run_diagonal1(device, dt, shape, begin, end, value, x, out_array, where, ou
 # The key of trilu's cached calls (`_operators._cached_call`) in a device's operator cache.
 TINY_TRILU = "trilu"
 
-# trilu calls with results up to this many bytes, on packed inputs, are cached whole once their
-# checks have passed for the input's dtype and shape (and k, upper).
-TRILU_TINY_LIMIT = 64 << 10
-
 
 def _into_new(op, shape, dtype):
     """`run(address)`: DIAGONAL_MATRIX1 (`op`, with the input bound packed) of the input at
@@ -180,8 +176,9 @@ def _into_new(op, shape, dtype):
 
 def _cache_trilu(device, key, dt, x, begin, end, where):
     """Caches trilu's call under `key` when `x` (native order, 2 to 4 dimensions) is packed and
-    small, and its bytes and a new array of its shape cover the operator's totals."""
-    if x.nbytes > TRILU_TINY_LIMIT or not x.flags.c_contiguous or _addr(x) % x.itemsize:
+    at most CACHED_CALL_LIMIT bytes, and its bytes and a new array of its shape cover the
+    operator's totals (the cached call checks each input's layout itself)."""
+    if x.nbytes > CACHED_CALL_LIMIT or not x.flags.c_contiguous:
         return
     op = _diagonal1_op(device, dt, x.shape, None, True, None, _ZERO, begin, end, where)
     if x.nbytes >= max(op.totals):

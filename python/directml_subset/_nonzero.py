@@ -13,7 +13,7 @@ import numpy as np
 from . import _capi as C
 from . import _tensor as T
 from ._arrays import _addr, _bind_in, _input_layout, _pad_shape
-from ._operators import _cached_call, _Prepared, _prepared, _run_cached
+from ._operators import CACHED_CALL_LIMIT, _cached_call, _Prepared, _prepared, _run_cached
 
 
 # Native-order numpy dtypes -> DML_TENSOR_DATA_TYPE, for the fast path (bool stores as UINT8).
@@ -26,11 +26,6 @@ _FAST_DT = T.DATA_TYPES
 # new array whose first rows are the result (a view; for a tiny input the count-sized copy out
 # of a scratch buffer costs more than the bytes it saves).
 DIRECT_LIMIT = 4096
-
-# A call whose worst-case coordinates take up to this many bytes, on a packed input, is cached
-# whole (`_cached_call`) once its checks have passed for the input's dtype and shape: its
-# checks and layout cost about as much as it does.
-TINY_LIMIT = 64 << 10
 
 # NONZERO_COORDINATES' worst-case coordinates up to this many bytes go to a per-thread scratch
 # buffer kept between calls (the count rows are then copied out); larger ones to a new array
@@ -166,7 +161,7 @@ def _run_nonzero(device, x, dt, columns, out_dt, where, out=None, tiny=None):
     ``count`` rows, so the pages after them are never touched). At feature levels below 4.0
     all three tensors get 4 or 5 dimensions (leading 1s), as DirectML requires there.
 
-    `tiny` (optional): ``(key, finish)``. When the worst case is at most TINY_LIMIT bytes and
+    `tiny` (optional): ``(key, finish)``. When the worst case is at most CACHED_CALL_LIMIT bytes and
     the input packed, the call is cached on the device under `key` (`_cached_call`), for the
     public function to find before any of its checks the next time it sees the same dtype and
     shape.
@@ -206,7 +201,7 @@ def _run_nonzero(device, x, dt, columns, out_dt, where, out=None, tiny=None):
             runner = _into_new(op, columns, out_dt, worst)
         else:
             runner = _through_scratch(op, columns, out_dt, worst)
-        if tiny is not None and worst <= TINY_LIMIT and strides is None and arr is x:
+        if tiny is not None and worst <= CACHED_CALL_LIMIT and strides is None and arr is x:
             key, finish = tiny
             _prepared(device, key, lambda: _cached_call(runner, finish))
         return runner(addr)

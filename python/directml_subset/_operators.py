@@ -116,6 +116,12 @@ def _prepared(device, key, make):
     return op
 
 
+# Calls whose result (NonZero: worst-case rows) takes up to this many bytes are cached whole
+# (`_cached_call`) once their checks have passed for a layout: for them the checks and the
+# layout cost about as much as the operator.
+CACHED_CALL_LIMIT = 64 << 10
+
+
 def _cached_call(runner, finish):
     """A small call whose layout has been seen, cached whole in its device's operator cache:
     `call(x)` runs `runner(address)` on `x` (an array of the dtype and shape the layout was

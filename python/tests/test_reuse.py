@@ -190,7 +190,7 @@ def test_docstrings_name_the_onnx_and_directml_operators():
     assert (PYTHON_DIR / "directml_subset" / "py.typed").is_file()
 
 
-# (3, 5): into one new array; (40, 50): through the scratch buffer (see _nonzero.TINY_LIMIT).
+# (3, 5): into one new array; (40, 50): through the scratch buffer (see _operators.CACHED_CALL_LIMIT).
 @pytest.mark.parametrize("shape", [(3, 5), (40, 50)])
 @pytest.mark.parametrize("extensions", [True, False])
 def test_a_small_nonzero_call_is_cached_per_dtype_and_shape(rng, monkeypatch, extensions, shape):
