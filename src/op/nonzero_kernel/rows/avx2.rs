@@ -63,6 +63,8 @@ pub(super) unsafe fn walk_dense<O: Coord, const N: usize, const PACKED: bool, S>
         if w == 0 {
             continue;
         }
+        // A word that starts a line finds the cursor still on the line before.
+        cur.reach(g, base);
         if base + 64 <= cur.line_end && row + SLACK <= end {
             if tmpl_line != cur.line_start {
                 // SAFETY: the CPU has AVX2.

@@ -154,6 +154,8 @@ impl<O: Coord, const N: usize, const PACKED: bool, S> Rows<'_, O, N, PACKED, S> 
             if w == 0 {
                 continue;
             }
+            // A word that starts a line finds the cursor still on the line before.
+            cur.reach(g, base);
             if base + 64 <= cur.line_end {
                 // SAFETY: this word's rows follow `row`, below `end`: in bounds and ours.
                 row = unsafe { self.word::<LAST>(w, base - cur.line_start, &cur.row, row, end) };
