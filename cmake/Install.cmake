@@ -1,7 +1,8 @@
 # cmake --install: the shared library with its SONAME symlinks
 # (libdirectml_subset.so -> .so.MAJOR -> .so.MAJOR.MINOR.PATCH), the static library, the
-# headers, the CMake package (find_package(directml_subset CONFIG), with a version file) and
-# the pkg-config file lib/pkgconfig/directml_subset.pc.
+# headers (directml_subset.h, directml_subset.hpp and its parts in directml_subset/), the CMake
+# package (find_package(directml_subset CONFIG), with a version file) and the pkg-config file
+# lib/pkgconfig/directml_subset.pc.
 
 include(CMakePackageConfigHelpers)
 
@@ -17,6 +18,11 @@ install(FILES "${DMLS_LIB_DIR}/libdirectml_subset.a"
 install(FILES "${CMAKE_SOURCE_DIR}/include/directml_subset.h"
               "${CMAKE_SOURCE_DIR}/include/directml_subset.hpp"
         DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" COMPONENT development)
+# The parts of directml_subset.hpp, beside it as in the source tree (they reach the C header as
+# ../directml_subset.h).
+install(DIRECTORY "${CMAKE_SOURCE_DIR}/include/directml_subset"
+        DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" COMPONENT development
+        FILES_MATCHING PATTERN "*.hpp")
 
 # CMake package.
 set(DMLS_CMAKE_PACKAGE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/directml_subset")

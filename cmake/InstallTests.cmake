@@ -1,6 +1,7 @@
 # Tests of the installed library, registered with ctest:
 #   install                  cmake --install into build/install-test, then check the layout
-#                            (SONAME, version symlinks, headers, package files)
+#                            (SONAME, version symlinks, headers and the parts of
+#                            directml_subset.hpp, package files)
 #   install_exports          the shared library exports exactly the dmls_ functions of the API
 #   install_version          Cargo.toml, the header macros, the CMake package version and the
 #                            pkg-config version agree
@@ -15,6 +16,7 @@ set(DMLS_TEST_LIBDIR "${DMLS_TEST_PREFIX}/${CMAKE_INSTALL_LIBDIR}")
 
 add_test(NAME install
   COMMAND "${CMAKE_COMMAND}"
+          "-DSOURCE_DIR=${CMAKE_SOURCE_DIR}"
           "-DBUILD_DIR=${CMAKE_BINARY_DIR}"
           "-DPREFIX=${DMLS_TEST_PREFIX}"
           "-DLIBDIR=${CMAKE_INSTALL_LIBDIR}"

@@ -1,5 +1,5 @@
 # cmake -P: installs the build tree into PREFIX (emptied first) and checks what is there.
-# Arguments: BUILD_DIR PREFIX LIBDIR INCLUDEDIR VERSION VERSION_MAJOR
+# Arguments: SOURCE_DIR BUILD_DIR PREFIX LIBDIR INCLUDEDIR VERSION VERSION_MAJOR
 
 file(REMOVE_RECURSE "${PREFIX}")
 execute_process(COMMAND "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${PREFIX}"
@@ -12,11 +12,18 @@ macro(fail)
   math(EXPR failures "${failures} + 1")
 endmacro()
 
-# Regular files.
+# Regular files, among them every part of directml_subset.hpp (include/directml_subset/*.hpp
+# of the source tree) in INCLUDEDIR/directml_subset/.
+file(GLOB hpp_parts RELATIVE "${SOURCE_DIR}/include" "${SOURCE_DIR}/include/directml_subset/*.hpp")
+if(NOT hpp_parts)
+  fail("no part headers in ${SOURCE_DIR}/include/directml_subset/")
+endif()
+list(TRANSFORM hpp_parts PREPEND "${PREFIX}/${INCLUDEDIR}/")
 foreach(f "${lib}/libdirectml_subset.so.${VERSION}"
           "${lib}/libdirectml_subset.a"
           "${PREFIX}/${INCLUDEDIR}/directml_subset.h"
           "${PREFIX}/${INCLUDEDIR}/directml_subset.hpp"
+          ${hpp_parts}
           "${lib}/cmake/directml_subset/directml_subset-config.cmake"
           "${lib}/cmake/directml_subset/directml_subset-config-version.cmake"
           "${lib}/pkgconfig/directml_subset.pc")

@@ -1,0 +1,21 @@
+# cmake -P: include/directml_subset.hpp includes every part in include/directml_subset/ (as
+# #include "directml_subset/<part>.hpp"), so a new part cannot be left out of the umbrella.
+# Arguments: SOURCE_DIR.
+file(GLOB parts RELATIVE "${SOURCE_DIR}/include" "${SOURCE_DIR}/include/directml_subset/*.hpp")
+if(NOT parts)
+  message(FATAL_ERROR "no part headers in ${SOURCE_DIR}/include/directml_subset/")
+endif()
+file(STRINGS "${SOURCE_DIR}/include/directml_subset.hpp" includes REGEX "^#include ")
+set(failures 0)
+foreach(part IN LISTS parts)
+  list(FIND includes "#include \"${part}\"" at)
+  if(at EQUAL -1)
+    message(SEND_ERROR "include/directml_subset.hpp does not include \"${part}\"")
+    math(EXPR failures "${failures} + 1")
+  endif()
+endforeach()
+if(failures)
+  message(FATAL_ERROR "${failures} part(s) missing from include/directml_subset.hpp")
+endif()
+list(LENGTH parts n)
+message(STATUS "include/directml_subset.hpp includes all ${n} parts")

@@ -1,0 +1,131 @@
+/*
+ * directml_subset/tensor_desc.hpp: tensor descs, a part of directml_subset.hpp (include that).
+ *
+ * dmls::tensor_desc builds a DML_BUFFER_TENSOR_DESC in the spirit of DirectMLX: sizes in (and
+ * optionally strides), the packed strides, element count and TotalTensorSizeInBytes
+ * (DMLCalcBufferTensorSize) computed. It owns its arrays.
+ */
+#ifndef DIRECTML_SUBSET_TENSOR_DESC_HPP
+#define DIRECTML_SUBSET_TENSOR_DESC_HPP
+
+#include "../directml_subset.h"
+#include "data_type.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+namespace dmls {
+
+/// DMLCalcBufferTensorSize (64-bit): bytes a buffer tensor needs; 0 for an unknown type.
+inline std::uint64_t calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE type,
+                                             const std::vector<std::uint32_t> &sizes,
+                                             const std::vector<std::uint32_t> *strides = nullptr) {
+    return dmls_calc_buffer_tensor_size(type, static_cast<std::uint32_t>(sizes.size()), sizes.data(),
+                                        strides ? strides->data() : nullptr);
+}
+
+/// A buffer tensor desc that owns its sizes and strides. Sizes in; packed strides, element
+/// count and TotalTensorSizeInBytes computed (the latter can be raised, as ONNX Runtime does
+/// for an oversized buffer). get() gives the DML_TENSOR_DESC, valid while this object lives
+/// and is not modified.
+class tensor_desc {
+public:
+    /// A packed (row-major) tensor.
+    tensor_desc(DML_TENSOR_DATA_TYPE type, std::vector<std::uint32_t> sizes)
+        : type_(type), sizes_(std::move(sizes)) {
+        total_ = calc_buffer_tensor_size(type_, sizes_);
+    }
+
+    /// A strided tensor (strides in elements; 0 broadcasts). Throws std::invalid_argument when
+    /// there is not one stride per size.
+    tensor_desc(DML_TENSOR_DATA_TYPE type, std::vector<std::uint32_t> sizes,
+                std::vector<std::uint32_t> strides)
+        : type_(type), sizes_(std::move(sizes)), strides_(std::move(strides)), has_strides_(true) {
+        if (strides_.size() != sizes_.size()) {
+            throw std::invalid_argument("dmls::tensor_desc: one stride per size is needed");
+        }
+        total_ = calc_buffer_tensor_size(type_, sizes_, &strides_);
+    }
+
+    /// The packed (row-major) strides of `sizes`: the last is 1.
+    static std::vector<std::uint32_t> packed_strides(const std::vector<std::uint32_t> &sizes) {
+        std::vector<std::uint32_t> strides(sizes.size());
+        std::uint64_t stride = 1;
+        for (std::size_t i = sizes.size(); i-- > 0;) {
+            strides[i] = static_cast<std::uint32_t>(stride);
+            stride *= sizes[i];
+        }
+        return strides;
+    }
+
+    DML_TENSOR_DATA_TYPE data_type() const noexcept { return type_; }
+    std::uint32_t dimension_count() const noexcept { return static_cast<std::uint32_t>(sizes_.size()); }
+    const std::vector<std::uint32_t> &sizes() const noexcept { return sizes_; }
+    /// True when strides were given (DML_BUFFER_TENSOR_DESC.Strides is then non-NULL).
+    bool has_strides() const noexcept { return has_strides_; }
+    /// The strides given, or the packed strides.
+    std::vector<std::uint32_t> strides() const { return has_strides_ ? strides_ : packed_strides(sizes_); }
+    /// The number of elements (the product of the sizes).
+    std::uint64_t element_count() const noexcept {
+        std::uint64_t n = 1;
+        for (std::uint32_t s : sizes_) n *= s;
+        return n;
+    }
+    std::uint32_t element_size() const noexcept { return dmls::element_size(type_); }
+    std::uint64_t total_tensor_size_in_bytes() const noexcept { return total_; }
+    std::uint32_t guaranteed_base_offset_alignment() const noexcept { return alignment_; }
+
+    /// Sets TotalTensorSizeInBytes (at least the computed size, a multiple of 4).
+    tensor_desc &set_total_tensor_size_in_bytes(std::uint64_t bytes) noexcept {
+        total_ = bytes;
+        return *this;
+    }
+    /// Sets GuaranteedBaseOffsetAlignment (0, or a power of two of at least the element size).
+    tensor_desc &set_guaranteed_base_offset_alignment(std::uint32_t alignment) noexcept {
+        alignment_ = alignment;
+        return *this;
+    }
+    /// Sets DML_BUFFER_TENSOR_DESC.Flags (this library accepts only DML_TENSOR_FLAG_NONE).
+    tensor_desc &set_flags(DML_TENSOR_FLAGS flags) noexcept {
+        flags_ = flags;
+        return *this;
+    }
+
+    /// The DML_BUFFER_TENSOR_DESC, pointing into this object.
+    const DML_BUFFER_TENSOR_DESC *buffer_desc() const noexcept {
+        buffer_.DataType = type_;
+        buffer_.Flags = flags_;
+        buffer_.DimensionCount = dimension_count();
+        buffer_.Sizes = sizes_.data();
+        buffer_.Strides = has_strides_ ? strides_.data() : nullptr;
+        buffer_.TotalTensorSizeInBytes = total_;
+        buffer_.GuaranteedBaseOffsetAlignment = alignment_;
+        return &buffer_;
+    }
+
+    /// The DML_TENSOR_DESC (DML_TENSOR_TYPE_BUFFER), pointing into this object.
+    const DML_TENSOR_DESC *get() const noexcept {
+        tensor_.Type = DML_TENSOR_TYPE_BUFFER;
+        tensor_.Desc = buffer_desc();
+        return &tensor_;
+    }
+
+private:
+    DML_TENSOR_DATA_TYPE type_;
+    std::vector<std::uint32_t> sizes_;
+    std::vector<std::uint32_t> strides_;
+    bool has_strides_ = false;
+    std::uint64_t total_ = 0;
+    std::uint32_t alignment_ = 0;
+    DML_TENSOR_FLAGS flags_ = DML_TENSOR_FLAG_NONE;
+    // Filled by get()/buffer_desc() so that copies and moves never hold stale pointers.
+    mutable DML_BUFFER_TENSOR_DESC buffer_{};
+    mutable DML_TENSOR_DESC tensor_{};
+};
+
+} // namespace dmls
+
+#endif /* DIRECTML_SUBSET_TENSOR_DESC_HPP */
