@@ -127,6 +127,10 @@ pub unsafe fn word<const N: usize>(
     // SAFETY: the caller guarantees the CPU has AVX2 (here and below).
     let (mut base, eight) = unsafe { (_mm256_set1_epi32(off as i32), _mm256_set1_epi32(8)) };
     for j in 0..8 {
+        if bits >> (8 * j) == 0 {
+            // The word's set bits are done (a line's part of a word ends early).
+            break;
+        }
         let byte = (bits >> (8 * j)) as u8;
         // SAFETY: POSITIONS[byte] is 8 readable bytes (loadl reads 8); the CPU has AVX2.
         let xs = unsafe {

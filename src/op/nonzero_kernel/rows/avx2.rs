@@ -78,9 +78,32 @@ pub(super) unsafe fn walk_dense<O: Coord, const N: usize, const PACKED: bool, S>
         } else if base + 64 <= cur.line_end {
             // SAFETY: this word's rows follow `row`, below `end`: in bounds and ours.
             row = unsafe { rows.word::<true>(w, base - cur.line_start, &cur.row, row, end) };
+        } else if row + SLACK <= end {
+            // SAFETY: as for a word in one line above, for each line's bits in turn (shifted
+            // down by whole bytes, so their positions in the line are `off` plus 8 × the bytes
+            // shifted out, plus their index).
+            row = unsafe {
+                rows.word_by_lines(&mut cur, w, base, row, |bits, off, t, row| {
+                    let skip = bits.trailing_zeros() / 8 * 8;
+                    let tmpl = expand::Template::new(t);
+                    expand::word::<N>(
+                        out,
+                        row,
+                        bits >> skip,
+                        off.wrapping_add(u64::from(skip)),
+                        &shape,
+                        &tmpl,
+                    )
+                })
+            };
         } else {
-            // SAFETY: one row per set bit, so `row` stays below `end`.
-            row = unsafe { rows.word_across_lines::<true>(&mut cur, w, base, N - 1, row) };
+            // SAFETY: one row per set bit, so `row` stays below `end`; `word` writes one row
+            // per set bit of the line's bits, from the row it is given.
+            row = unsafe {
+                rows.word_by_lines(&mut cur, w, base, row, |bits, off, t, row| {
+                    rows.word::<true>(bits, off, t, row, end)
+                })
+            };
         }
     }
     debug_assert_eq!(row, end);

@@ -11,17 +11,6 @@ const SPARSE_BITS: usize = 2;
 const UNROLL: usize = 8;
 
 impl<O: Coord, const N: usize, const PACKED: bool, S> Rows<'_, O, N, PACKED, S> {
-    /// Writes row `row`: the template with column `xcol` (`N - 1` when `LAST`) set to `x`.
-    ///
-    /// # Safety
-    /// Every index of the row is below `out.len()`, and no other thread accesses the row.
-    #[inline(always)]
-    unsafe fn put<const LAST: bool>(&self, row: usize, tmpl: &[O; N], xcol: usize, x: u64) {
-        let (rs, cs) = self.strides();
-        // SAFETY: forwarded contract (`as_ptr` is the view's first element).
-        unsafe { put_at::<O, N, LAST>(self.out.as_ptr(), row * rs, cs, tmpl, xcol, x) }
-    }
-
     /// The row and column strides (constants when packed).
     #[inline(always)]
     fn strides(&self) -> (usize, usize) {
@@ -59,7 +48,7 @@ impl<O: Coord, const N: usize, const PACKED: bool, S> Rows<'_, O, N, PACKED, S> 
             let hi = u64::from(tmpl[0].low32());
             let ones = bits.count_ones() as usize;
             for i in 0..UNROLL {
-                let x = off + u64::from(bits.trailing_zeros());
+                let x = off.wrapping_add(u64::from(bits.trailing_zeros()));
                 bits &= bits.wrapping_sub(1);
                 // SAFETY: row + i < row + UNROLL <= `end`: in bounds and ours; the packed
                 // row r is the 8 bytes from byte 8r.
@@ -71,7 +60,7 @@ impl<O: Coord, const N: usize, const PACKED: bool, S> Rows<'_, O, N, PACKED, S> 
             }
             row += ones.min(UNROLL);
             while bits != 0 {
-                let x = off + u64::from(bits.trailing_zeros());
+                let x = off.wrapping_add(u64::from(bits.trailing_zeros()));
                 bits &= bits - 1;
                 // SAFETY: one row per set bit from `row`: in bounds and ours.
                 unsafe { dst.add(row * 8).cast::<u64>().write_unaligned(hi | x << 32) };
@@ -84,7 +73,7 @@ impl<O: Coord, const N: usize, const PACKED: bool, S> Rows<'_, O, N, PACKED, S> 
             // row .. row + UNROLL.
             let ones = bits.count_ones() as usize;
             for i in 0..UNROLL {
-                let x = off + u64::from(bits.trailing_zeros());
+                let x = off.wrapping_add(u64::from(bits.trailing_zeros()));
                 bits &= bits.wrapping_sub(1);
                 // SAFETY: row + i < row + UNROLL <= `end`: in bounds and ours.
                 unsafe { put_at::<O, N, LAST>(dst, (row + i) * rs, cs, &tmpl, xcol, x) };
@@ -92,7 +81,7 @@ impl<O: Coord, const N: usize, const PACKED: bool, S> Rows<'_, O, N, PACKED, S> 
             row += ones.min(UNROLL);
         }
         while bits != 0 {
-            let x = off + u64::from(bits.trailing_zeros());
+            let x = off.wrapping_add(u64::from(bits.trailing_zeros()));
             bits &= bits - 1;
             // SAFETY: one row per set bit from `row`: in bounds and ours.
             unsafe { put_at::<O, N, LAST>(dst, row * rs, cs, &tmpl, xcol, x) };
@@ -101,27 +90,35 @@ impl<O: Coord, const N: usize, const PACKED: bool, S> Rows<'_, O, N, PACKED, S> 
         row
     }
 
-    /// Writes the rows of a word that may cross lines (bit i is element `base + i`) bit by bit,
-    /// moving the cursor along, from row `row` on; returns the row after them.
+    /// Writes the rows of a word that may cross lines (bit i is element `base + i`) one line
+    /// at a time, moving the cursor along, from row `row` on; returns the row after them.
+    /// `in_line(bits, off, template, row)` writes the rows of the bits that lie in the cursor's
+    /// line (bit i is position `off + i` of the line, wrapping: `off` is below zero for a line
+    /// that starts inside the word) and returns the row after them.
     ///
     /// # Safety
-    /// Rows `row .. row + (set bits)` are in bounds and no other thread accesses them.
+    /// Rows `row .. row + (set bits)` are in bounds and no other thread accesses them, and
+    /// `in_line` writes exactly one row per set bit it is given, from the row it is given.
     #[inline(always)]
-    pub(super) unsafe fn word_across_lines<const LAST: bool>(
+    pub(super) unsafe fn word_by_lines(
         &self,
         cur: &mut Cursor<O, N>,
         mut bits: u64,
         base: u64,
-        xcol: usize,
         mut row: usize,
+        mut in_line: impl FnMut(u64, u64, &[O; N], usize) -> usize,
     ) -> usize {
         while bits != 0 {
-            let pos = base + u64::from(bits.trailing_zeros());
-            bits &= bits - 1;
-            cur.reach(&self.geo, pos);
-            // SAFETY: one row per set bit from `row`: in bounds and ours (caller).
-            unsafe { self.put::<LAST>(row, &cur.row, xcol, pos - cur.line_start) };
-            row += 1;
+            cur.reach(&self.geo, base + u64::from(bits.trailing_zeros()));
+            // The bits below the line's end (it ends past the lowest set bit).
+            let len = cur.line_end - base;
+            let line_bits = if len >= 64 {
+                bits
+            } else {
+                bits & ((1u64 << len) - 1)
+            };
+            bits &= !line_bits;
+            row = in_line(line_bits, base.wrapping_sub(cur.line_start), &cur.row, row);
         }
         row
     }
@@ -146,7 +143,6 @@ impl<O: Coord, const N: usize, const PACKED: bool, S> Rows<'_, O, N, PACKED, S> 
             unsafe { self.walk_sparse::<LAST>(words, start, first) };
             return;
         }
-        let xcol = g.line - g.first;
         let mut cur = Cursor::<O, N>::at(g, start);
         let mut row = first;
         for (wi, &w) in words.iter().enumerate() {
@@ -160,8 +156,13 @@ impl<O: Coord, const N: usize, const PACKED: bool, S> Rows<'_, O, N, PACKED, S> 
                 // SAFETY: this word's rows follow `row`, below `end`: in bounds and ours.
                 row = unsafe { self.word::<LAST>(w, base - cur.line_start, &cur.row, row, end) };
             } else {
-                // SAFETY: one row per set bit, so `row` stays below `end`.
-                row = unsafe { self.word_across_lines::<LAST>(&mut cur, w, base, xcol, row) };
+                // SAFETY: one row per set bit, so `row` stays below `end`; `word` writes one
+                // row per set bit of the line's bits, from the row it is given.
+                row = unsafe {
+                    self.word_by_lines(&mut cur, w, base, row, |bits, off, tmpl, row| {
+                        self.word::<LAST>(bits, off, tmpl, row, end)
+                    })
+                };
             }
         }
         debug_assert_eq!(row, end);
