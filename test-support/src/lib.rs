@@ -41,3 +41,12 @@ pub fn force_parallel_paths() {
     // which serialises reads and writes.
     std::env::set_var("DMLS_PARALLEL", "always");
 }
+
+/// The environment variable `var` parsed as a `T` (a count, a scale, a number of seconds), or
+/// `default` when it is not set or does not parse.
+pub fn env_or<T: std::str::FromStr>(var: &str, default: T) -> T {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
