@@ -378,6 +378,13 @@ pub fn execute(
     }
 }
 
+/// Asserts that `msg` holds every one of `parts`.
+pub fn assert_has(msg: &str, parts: &[&str]) {
+    for p in parts {
+        assert!(msg.contains(p), "{msg:?} lacks {p:?}");
+    }
+}
+
 pub fn last_error() -> String {
     // SAFETY: the buffer is NULL with size 0, or holds the size given.
     let n = unsafe { dmls_get_last_error_message(ptr::null_mut(), 0) };
