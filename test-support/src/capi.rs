@@ -378,6 +378,29 @@ pub fn execute(
     }
 }
 
+/// dmls_device_check_feature_support with `query` and `support` of their own sizes: `Q` and `S`
+/// are the query and data structs of `feature`. `device` is live or NULL, as for [`create_raw`].
+#[allow(clippy::not_unsafe_ptr_arg_deref)]
+pub fn check_feature_support<Q, S>(
+    device: *mut dmls_device,
+    feature: DML_FEATURE,
+    query: &Q,
+    support: &mut S,
+) -> HRESULT {
+    // SAFETY: `query` and `support` are live structs of the sizes given, the ones `feature` asks
+    // for.
+    unsafe {
+        dmls_device_check_feature_support(
+            device,
+            feature,
+            size_of::<Q>() as u32,
+            (query as *const Q).cast(),
+            size_of::<S>() as u32,
+            (support as *mut S).cast(),
+        )
+    }
+}
+
 /// Asserts that `msg` holds every one of `parts`.
 pub fn assert_has(msg: &str, parts: &[&str]) {
     for p in parts {
