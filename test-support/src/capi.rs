@@ -189,11 +189,57 @@ pub fn create_device_raw(level: u32, threads: u32, flags: u32) -> *mut dmls_devi
         thread_count: threads,
         flags,
     };
-    let mut d = ptr::null_mut();
-    // SAFETY: valid pointers.
-    let hr = unsafe { dmls_device_create(&desc, &mut d) };
-    assert_eq!(hr, S_OK, "dmls_device_create: {}", last_error());
-    d
+    create_device_at(&desc).unwrap_or_else(|(hr, msg)| panic!("dmls_device_create: {hr:#x} {msg}"))
+}
+
+/// dmls_device_create with `desc` (NULL when `None`), checked as [`create_raw`] checks an
+/// operator's creation: a success writes a device and clears the message; a failure leaves
+/// `*device` alone and sets a message.
+pub fn try_create_device(desc: Option<&dmls_device_desc>) -> Result<Device, (HRESULT, String)> {
+    create_device_at(desc.map_or(ptr::null(), |d| d)).map(Device)
+}
+
+fn create_device_at(desc: *const dmls_device_desc) -> Result<*mut dmls_device, (HRESULT, String)> {
+    let mut d = unwritten();
+    // SAFETY: `desc` is NULL or points to a live desc; `d` is a local.
+    let hr = unsafe { dmls_device_create(desc, &mut d) };
+    created("dmls_device_create", hr, d)
+}
+
+/// What the out-pointer holds before a create call: not NULL, so that a failure that writes
+/// anything to it (NULL included) shows.
+fn unwritten<T>() -> *mut T {
+    0x5678 as *mut T
+}
+
+/// The result of a create call that wrote `out` (which held [`unwritten`]), checked as a C caller
+/// relies on it: a success writes a handle and clears the message; a failure leaves the
+/// out-pointer alone and sets a message.
+fn created<T>(function: &str, hr: HRESULT, out: *mut T) -> Result<*mut T, (HRESULT, String)> {
+    if hr == S_OK {
+        assert!(
+            !out.is_null() && out != unwritten(),
+            "{function}: success without a handle"
+        );
+        assert_eq!(
+            last_error(),
+            "",
+            "{function}: success must clear the message"
+        );
+        Ok(out)
+    } else {
+        assert_eq!(
+            out,
+            unwritten(),
+            "{function}: failure must not write the handle"
+        );
+        let msg = last_error();
+        assert!(
+            !msg.is_empty(),
+            "{function}: failure {hr:#x} without a message"
+        );
+        Err((hr, msg))
+    }
 }
 
 /// dmls_device_create_operator on a raw device handle. A success writes an operator and clears
@@ -212,19 +258,10 @@ pub fn create_raw(
         Type: ty,
         Desc: desc,
     };
-    let mut op = ptr::null_mut();
+    let mut op = unwritten();
     // SAFETY: `desc` points to the operator desc for `ty`, with live tensor descs.
     let hr = unsafe { dmls_device_create_operator(device, &op_desc, &mut op) };
-    if hr == S_OK {
-        assert!(!op.is_null(), "success without an operator");
-        assert_eq!(last_error(), "", "success must clear the message");
-        Ok(op)
-    } else {
-        assert!(op.is_null(), "failure must not write *op");
-        let msg = last_error();
-        assert!(!msg.is_empty(), "failure {hr:#x} without a message");
-        Err((hr, msg))
-    }
+    created("dmls_device_create_operator", hr, op)
 }
 
 /// One of DirectML's operator desc structs, with its DML_OPERATOR_TYPE.
