@@ -355,6 +355,56 @@ impl Drop for Operator {
     }
 }
 
+impl Device {
+    /// The handle, for threads to share (see [`Shared`]).
+    pub fn shared(&self) -> Shared<dmls_device> {
+        Shared(self.0)
+    }
+}
+
+impl Operator {
+    /// The handle, for threads to share (see [`Shared`]).
+    pub fn shared(&self) -> Shared<dmls_operator> {
+        Shared(self.0)
+    }
+}
+
+/// A device or operator handle that threads share: `Copy`, `Send` and `Sync`, and releasing
+/// nothing. It comes from [`Device::shared`] or [`Operator::shared`], and the owner releases the
+/// handle when dropped, so the owner must outlive every use: join the threads that use it first.
+/// (An operator keeps its device alive, so a device may go while its operators still run.)
+#[derive(Debug)]
+pub struct Shared<T>(*mut T);
+
+impl<T> Shared<T> {
+    /// The raw handle. A method rather than a public field, so that a closure that uses it
+    /// captures the whole `Shared` (which is `Send`), not the bare pointer.
+    #[inline]
+    pub fn raw(self) -> *mut T {
+        self.0
+    }
+}
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Shared<T> {}
+
+// SAFETY: the C API lets any thread use a device (create operators on it, release it), and
+// `Shared` only carries the pointer; releasing it stays with the one owner (see above).
+unsafe impl Send for Shared<dmls_device> {}
+// SAFETY: as above: the C functions that take a device may run on several threads at once.
+unsafe impl Sync for Shared<dmls_device> {}
+// SAFETY: the C API lets any thread use an operator, and dmls_operator_execute may run on one
+// operator from many threads at once (include/directml_subset.h, `dmls_operator`); releasing
+// it stays with the one owner, after the threads that use it are joined.
+unsafe impl Send for Shared<dmls_operator> {}
+// SAFETY: as above.
+unsafe impl Sync for Shared<dmls_operator> {}
+
 pub fn bind(b: &DML_BUFFER_BINDING) -> DML_BINDING_DESC {
     DML_BINDING_DESC {
         Type: DML_BINDING_TYPE::BUFFER,
