@@ -6,7 +6,7 @@ use core::ptr;
 
 use directml_subset::dml::*;
 use directml_subset::ffi::*;
-use directml_subset::TensorDesc;
+use directml_subset::{DataType, TensorDesc};
 
 /// dmls_calc_buffer_tensor_size (`strides` as long as `sizes`; NULL when `None`).
 pub fn calc_size(data_type: u32, sizes: &[u32], strides: Option<&[u32]>) -> u64 {
@@ -19,6 +19,17 @@ pub fn calc_size(data_type: u32, sizes: &[u32], strides: Option<&[u32]>) -> u64 
             strides.map_or(ptr::null(), |s| s.as_ptr()),
         )
     }
+}
+
+/// A safe-API desc of `t` (packed when `strides` is `None`) whose total is what a C program gets
+/// from dmls_calc_buffer_tensor_size.
+pub fn calc_desc(t: DataType, sizes: &[u32], strides: Option<&[u32]>) -> TensorDesc {
+    TensorDesc::raw(
+        t.raw(),
+        sizes,
+        strides,
+        calc_size(t.raw().0, sizes, strides),
+    )
 }
 
 /// A tensor desc with owned size/stride arrays, convertible to the C structs.

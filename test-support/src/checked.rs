@@ -5,7 +5,9 @@ use directml_subset::dml::*;
 use directml_subset::ffi::{dmls_device, dmls_operator};
 use directml_subset::{reference, DataType, TensorDesc};
 
-use crate::capi::{bind, create_nonzero, execute_raw, last_error, Operator, NONE_BINDING};
+use crate::capi::{
+    assert_has, bind, create_nonzero, execute_raw, last_error, Operator, NONE_BINDING,
+};
 use crate::guarded::Buffer;
 
 /// The three tensors of a NONZERO_COORDINATES operator.
@@ -33,6 +35,17 @@ impl NonZeroTensors {
         create_nonzero(device, &self.input, &self.count, &self.coords).map(Operator)
     }
 
+    /// Asserts that `device` refuses the tensors with E_INVALIDARG and a message holding every
+    /// one of `parts`; returns the message.
+    pub fn rejected(&self, device: *mut dmls_device, parts: &[&str]) -> String {
+        let Err((hr, msg)) = self.create(device) else {
+            panic!("created, but should be refused with {parts:?}");
+        };
+        assert_eq!(hr, E_INVALIDARG, "{msg}");
+        assert_has(&msg, parts);
+        msg
+    }
+
     /// [`run_nonzero_checked`] on these tensors.
     pub fn run_checked(&self, op: *mut dmls_operator, data: &[u8], fill: u8) -> (Buffer, Buffer) {
         run_nonzero_checked(op, &self.input, data, &self.count, &self.coords, fill)
@@ -50,6 +63,28 @@ pub fn execute_nonzero(
 ) -> HRESULT {
     let (bi, bc, bk) = (input.binding(), count.binding(), coords.binding());
     execute_raw(op, &[bind(&bi)], &[bind(&bc), bind(&bk)])
+}
+
+/// [`execute_nonzero`] on guarded buffers holding elements of plain types (`u64` words for
+/// 64-bit outputs, say): the input holds `input`, the count and coordinates start as `count`
+/// and `coords`. Asserts intact guards; returns the HRESULT and both outputs afterwards.
+pub fn execute_nonzero_as<I: bytemuck::NoUninit, T: bytemuck::Pod>(
+    op: *mut dmls_operator,
+    input: &[I],
+    count: &[T],
+    coords: &[T],
+) -> (HRESULT, Vec<T>, Vec<T>) {
+    let mut ib = Buffer::with_bytes(bytemuck::cast_slice(input));
+    let mut cb = Buffer::with_bytes(bytemuck::cast_slice(count));
+    let mut kb = Buffer::with_bytes(bytemuck::cast_slice(coords));
+    let hr = execute_nonzero(op, &mut ib, &mut cb, &mut kb);
+    assert!(ib.guards_intact() && cb.guards_intact() && kb.guards_intact());
+    (
+        hr,
+        // The tensor bytes start 64-byte aligned and hold whole elements, as given.
+        bytemuck::cast_slice(cb.bytes()).to_vec(),
+        bytemuck::cast_slice(kb.bytes()).to_vec(),
+    )
 }
 
 /// The one reference runner: executes a NONZERO_COORDINATES operator (a raw handle) on `data`,
