@@ -155,17 +155,12 @@ fn feature_queries() {
         let q = DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT {
             DataType: DML_TENSOR_DATA_TYPE(ty),
         };
-        // SAFETY: the device is live; query and output are locals of at least the sizes given (or NULL, which is what is tested).
-        let hr = unsafe {
-            dmls_device_check_feature_support(
-                dev.0,
-                DML_FEATURE::TENSOR_DATA_TYPE_SUPPORT,
-                4,
-                &q as *const _ as *const _,
-                4,
-                &mut support as *mut _ as *mut _,
-            )
-        };
+        let hr = check_feature_support(
+            dev.0,
+            DML_FEATURE::TENSOR_DATA_TYPE_SUPPORT,
+            &q,
+            &mut support,
+        );
         assert_eq!(hr, S_OK);
         assert_eq!(support.IsSupported, yes, "type {ty}");
     }
@@ -339,15 +334,7 @@ fn misaligned_and_guaranteed_alignment() {
 #[test]
 fn calc_buffer_tensor_size() {
     let s = [1u32, 1, 2, 4];
-    // SAFETY: the arrays are NULL (what is tested) or locals of at least the count given.
-    let calc = |t: u32, sizes: &[u32], strides: Option<&[u32]>| unsafe {
-        dmls_calc_buffer_tensor_size(
-            DML_TENSOR_DATA_TYPE(t),
-            sizes.len() as u32,
-            sizes.as_ptr(),
-            strides.map_or(ptr::null(), |s| s.as_ptr()),
-        )
-    };
+    let calc = calc_size;
     assert_eq!(calc(F32, &s, None), 32);
     assert_eq!(calc(U8, &[3], None), 4);
     assert_eq!(calc(F16, &[3], None), 8);

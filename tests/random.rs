@@ -30,7 +30,7 @@ fn assert_same(got: &[u8], want: &[u8], what: &str, ctx: &str) {
 /// A random output tensor: packed, or half the time with random strides (no broadcast).
 fn random_output(rng: &mut SmallRng, ty: u32, sizes: &[u32]) -> Tensor {
     let strides = random_strides(rng, sizes, false).filter(|_| rng.random_bool(0.5));
-    tensor(ty, sizes, strides)
+    Tensor::with_strides(ty, sizes, strides.as_deref())
 }
 
 /// Random sizes with `dims` dimensions and at most about `max` elements.
@@ -53,13 +53,6 @@ fn random_sizes(rng: &mut SmallRng, dims: usize, max: u64) -> Vec<u32> {
 
 fn data_type(ty: u32) -> DataType {
     DataType::from_raw(DML_TENSOR_DATA_TYPE(ty)).expect("a supported type")
-}
-
-fn tensor(ty: u32, sizes: &[u32], strides: Option<Vec<u32>>) -> Tensor {
-    match strides {
-        Some(s) => Tensor::strided(ty, sizes, &s),
-        None => Tensor::new(ty, sizes),
-    }
 }
 
 #[test]
@@ -94,7 +87,8 @@ fn nonzero_matches_reference() {
             random_sizes(&mut rng, dims, 5000)
         };
         let m: u32 = sizes.iter().product();
-        let mut input = tensor(in_ty, &sizes, random_strides(&mut rng, &sizes, true));
+        let strides = random_strides(&mut rng, &sizes, true);
+        let mut input = Tensor::with_strides(in_ty, &sizes, strides.as_deref());
         let n = rng.random_range(min_columns(&sizes)..=dims) as u32;
         let kdims = rng.random_range(2..=8usize);
         let mut csizes = vec![1u32; kdims];
@@ -198,8 +192,11 @@ fn diagonal_matrix1_matches_reference() {
         let mut output = random_output(&mut rng, ty, &sizes);
         let mode = rng.random_range(0..3); // 0: no input, 1: separate input, 2: in place
         let mut input = match mode {
-            1 => Some(tensor(ty, &sizes, random_strides(&mut rng, &sizes, true))),
-            2 => Some(tensor(ty, &sizes, output.strides.clone())),
+            1 => {
+                let strides = random_strides(&mut rng, &sizes, true);
+                Some(Tensor::with_strides(ty, &sizes, strides.as_deref()))
+            }
+            2 => Some(Tensor::with_strides(ty, &sizes, output.strides.as_deref())),
             _ => None,
         };
         let begin = if rng.random_bool(0.5) {

@@ -170,10 +170,7 @@ fn soak_for(seconds: u64, seed: u64) -> (u64, u64, Vec<u64>) {
 }
 
 fn run(default_seconds: u64, check_memory: bool) {
-    let seconds: u64 = std::env::var("DMLS_SOAK_SECONDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default_seconds);
+    let seconds: u64 = common::env_or("DMLS_SOAK_SECONDS", default_seconds);
     let seed = common::seed_from_env("DMLS_SEED");
     let result = std::panic::catch_unwind(|| soak_for(seconds, seed));
     let (executions, releases, samples) = match result {

@@ -23,10 +23,7 @@ use rand::SeedableRng;
 fn same_bytes_on_every_thread_count() {
     common::force_parallel_paths();
     let seed = common::seed_from_env("DMLS_SEED");
-    let cases: usize = std::env::var("DMLS_THREADS_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(24);
+    let cases: usize = common::env_or("DMLS_THREADS_CASES", 24);
     let result = std::panic::catch_unwind(|| {
         let mut rng = SmallRng::seed_from_u64(seed);
         let devices: Vec<(u32, _)> = [1, 2, 3, 16, 0].iter().map(|&n| (n, device(n))).collect();

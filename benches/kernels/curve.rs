@@ -16,7 +16,7 @@ use rand::SeedableRng;
 use crate::operators::{make_data, prepare, Prepared, PREFAULT};
 use crate::workloads::Kind;
 use directml_subset::dml::DML_TENSOR_DATA_TYPE;
-use test_support::{Buffer, Device};
+use test_support::{env_or, Buffer, Device};
 
 /// One workload of the curve and its target (time / bound).
 struct Series {
@@ -224,14 +224,8 @@ fn measure(ops: [&Prepared; 2], copier: &mut Copier, memset: bool, reps: usize) 
 /// Measures and prints the curve of every series whose name contains `filter` (all for
 /// `curve`), from 2^8 to 2^`max_log2` elements; returns the points.
 pub fn run(filter: &Option<String>, reps: usize) -> Vec<Point> {
-    let max_log2: u32 = std::env::var("DMLS_CURVE_MAX_LOG2")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(26);
-    let min_log2: u32 = std::env::var("DMLS_CURVE_MIN_LOG2")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(8);
+    let max_log2: u32 = env_or("DMLS_CURVE_MAX_LOG2", 26);
+    let min_log2: u32 = env_or("DMLS_CURVE_MIN_LOG2", 8);
     let chosen: Vec<Series> = series()
         .into_iter()
         .filter(|s| {

@@ -34,15 +34,12 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use report::Row;
 use small::small_latency;
-use test_support::{Buffer, Device};
+use test_support::{env_or, Buffer, Device};
 use workloads::{workloads, Kind};
 
 fn main() {
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
-    let reps: usize = std::env::var("DMLS_BENCH_REPS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(15);
+    let reps: usize = env_or("DMLS_BENCH_REPS", 15);
     let mut rng = SmallRng::seed_from_u64(42);
     let devs = [
         (Device::with_threads(1), "1"),

@@ -2,18 +2,10 @@
 //! it failed.
 
 use directml_subset::dml::*;
-use directml_subset::ffi::dmls_get_last_error_message;
+use test_support::capi::last_error;
 
 use crate::case::Case;
 use crate::model::Codes;
-
-fn last_message() -> String {
-    let mut buf = vec![0u8; 4096];
-    // SAFETY: `buf` holds `buf.len()` writable bytes.
-    let len = unsafe { dmls_get_last_error_message(buf.as_mut_ptr().cast(), buf.len()) };
-    buf.truncate(len.min(buf.len() - 1));
-    String::from_utf8_lossy(&buf).into_owned()
-}
 
 pub(crate) fn hr_name(hr: HRESULT) -> &'static str {
     match hr {
@@ -30,7 +22,7 @@ pub(crate) fn hr_name(hr: HRESULT) -> &'static str {
 
 /// Checks a returned code against the function's documented set and the message rule.
 pub(crate) fn check_hr(function: &str, hr: HRESULT, allowed: &[HRESULT], case: &Case) -> String {
-    let msg = last_message();
+    let msg = last_error();
     assert!(
         hr == S_OK || allowed.contains(&hr),
         "{function} returned {hr:#010x} ({}), not one it documents; message: {msg}\n{case:#?}",

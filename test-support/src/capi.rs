@@ -6,7 +6,7 @@ use core::ptr;
 
 use directml_subset::dml::*;
 use directml_subset::ffi::*;
-use directml_subset::TensorDesc;
+use directml_subset::{DataType, TensorDesc};
 
 /// dmls_calc_buffer_tensor_size (`strides` as long as `sizes`; NULL when `None`).
 pub fn calc_size(data_type: u32, sizes: &[u32], strides: Option<&[u32]>) -> u64 {
@@ -19,6 +19,17 @@ pub fn calc_size(data_type: u32, sizes: &[u32], strides: Option<&[u32]>) -> u64 
             strides.map_or(ptr::null(), |s| s.as_ptr()),
         )
     }
+}
+
+/// A safe-API desc of `t` (packed when `strides` is `None`) whose total is what a C program gets
+/// from dmls_calc_buffer_tensor_size.
+pub fn calc_desc(t: DataType, sizes: &[u32], strides: Option<&[u32]>) -> TensorDesc {
+    TensorDesc::raw(
+        t.raw(),
+        sizes,
+        strides,
+        calc_size(t.raw().0, sizes, strides),
+    )
 }
 
 /// A tensor desc with owned size/stride arrays, convertible to the C structs.
@@ -189,11 +200,57 @@ pub fn create_device_raw(level: u32, threads: u32, flags: u32) -> *mut dmls_devi
         thread_count: threads,
         flags,
     };
-    let mut d = ptr::null_mut();
-    // SAFETY: valid pointers.
-    let hr = unsafe { dmls_device_create(&desc, &mut d) };
-    assert_eq!(hr, S_OK, "dmls_device_create: {}", last_error());
-    d
+    create_device_at(&desc).unwrap_or_else(|(hr, msg)| panic!("dmls_device_create: {hr:#x} {msg}"))
+}
+
+/// dmls_device_create with `desc` (NULL when `None`), checked as [`create_raw`] checks an
+/// operator's creation: a success writes a device and clears the message; a failure leaves
+/// `*device` alone and sets a message.
+pub fn try_create_device(desc: Option<&dmls_device_desc>) -> Result<Device, (HRESULT, String)> {
+    create_device_at(desc.map_or(ptr::null(), |d| d)).map(Device)
+}
+
+fn create_device_at(desc: *const dmls_device_desc) -> Result<*mut dmls_device, (HRESULT, String)> {
+    let mut d = unwritten();
+    // SAFETY: `desc` is NULL or points to a live desc; `d` is a local.
+    let hr = unsafe { dmls_device_create(desc, &mut d) };
+    created("dmls_device_create", hr, d)
+}
+
+/// What the out-pointer holds before a create call: not NULL, so that a failure that writes
+/// anything to it (NULL included) shows.
+fn unwritten<T>() -> *mut T {
+    0x5678 as *mut T
+}
+
+/// The result of a create call that wrote `out` (which held [`unwritten`]), checked as a C caller
+/// relies on it: a success writes a handle and clears the message; a failure leaves the
+/// out-pointer alone and sets a message.
+fn created<T>(function: &str, hr: HRESULT, out: *mut T) -> Result<*mut T, (HRESULT, String)> {
+    if hr == S_OK {
+        assert!(
+            !out.is_null() && out != unwritten(),
+            "{function}: success without a handle"
+        );
+        assert_eq!(
+            last_error(),
+            "",
+            "{function}: success must clear the message"
+        );
+        Ok(out)
+    } else {
+        assert_eq!(
+            out,
+            unwritten(),
+            "{function}: failure must not write the handle"
+        );
+        let msg = last_error();
+        assert!(
+            !msg.is_empty(),
+            "{function}: failure {hr:#x} without a message"
+        );
+        Err((hr, msg))
+    }
 }
 
 /// dmls_device_create_operator on a raw device handle. A success writes an operator and clears
@@ -212,19 +269,10 @@ pub fn create_raw(
         Type: ty,
         Desc: desc,
     };
-    let mut op = ptr::null_mut();
+    let mut op = unwritten();
     // SAFETY: `desc` points to the operator desc for `ty`, with live tensor descs.
     let hr = unsafe { dmls_device_create_operator(device, &op_desc, &mut op) };
-    if hr == S_OK {
-        assert!(!op.is_null(), "success without an operator");
-        assert_eq!(last_error(), "", "success must clear the message");
-        Ok(op)
-    } else {
-        assert!(op.is_null(), "failure must not write *op");
-        let msg = last_error();
-        assert!(!msg.is_empty(), "failure {hr:#x} without a message");
-        Err((hr, msg))
-    }
+    created("dmls_device_create_operator", hr, op)
 }
 
 /// One of DirectML's operator desc structs, with its DML_OPERATOR_TYPE.
@@ -318,6 +366,56 @@ impl Drop for Operator {
     }
 }
 
+impl Device {
+    /// The handle, for threads to share (see [`Shared`]).
+    pub fn shared(&self) -> Shared<dmls_device> {
+        Shared(self.0)
+    }
+}
+
+impl Operator {
+    /// The handle, for threads to share (see [`Shared`]).
+    pub fn shared(&self) -> Shared<dmls_operator> {
+        Shared(self.0)
+    }
+}
+
+/// A device or operator handle that threads share: `Copy`, `Send` and `Sync`, and releasing
+/// nothing. It comes from [`Device::shared`] or [`Operator::shared`], and the owner releases the
+/// handle when dropped, so the owner must outlive every use: join the threads that use it first.
+/// (An operator keeps its device alive, so a device may go while its operators still run.)
+#[derive(Debug)]
+pub struct Shared<T>(*mut T);
+
+impl<T> Shared<T> {
+    /// The raw handle. A method rather than a public field, so that a closure that uses it
+    /// captures the whole `Shared` (which is `Send`), not the bare pointer.
+    #[inline]
+    pub fn raw(self) -> *mut T {
+        self.0
+    }
+}
+
+impl<T> Clone for Shared<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Shared<T> {}
+
+// SAFETY: the C API lets any thread use a device (create operators on it, release it), and
+// `Shared` only carries the pointer; releasing it stays with the one owner (see above).
+unsafe impl Send for Shared<dmls_device> {}
+// SAFETY: as above: the C functions that take a device may run on several threads at once.
+unsafe impl Sync for Shared<dmls_device> {}
+// SAFETY: the C API lets any thread use an operator, and dmls_operator_execute may run on one
+// operator from many threads at once (include/directml_subset.h, `dmls_operator`); releasing
+// it stays with the one owner, after the threads that use it are joined.
+unsafe impl Send for Shared<dmls_operator> {}
+// SAFETY: as above.
+unsafe impl Sync for Shared<dmls_operator> {}
+
 pub fn bind(b: &DML_BUFFER_BINDING) -> DML_BINDING_DESC {
     DML_BINDING_DESC {
         Type: DML_BINDING_TYPE::BUFFER,
@@ -375,6 +473,36 @@ pub fn execute(
         let msg = last_error();
         assert!(!msg.is_empty(), "failure {hr:#x} without a message");
         Err((hr, msg))
+    }
+}
+
+/// dmls_device_check_feature_support with `query` and `support` of their own sizes: `Q` and `S`
+/// are the query and data structs of `feature`. `device` is live or NULL, as for [`create_raw`].
+#[allow(clippy::not_unsafe_ptr_arg_deref)]
+pub fn check_feature_support<Q, S>(
+    device: *mut dmls_device,
+    feature: DML_FEATURE,
+    query: &Q,
+    support: &mut S,
+) -> HRESULT {
+    // SAFETY: `query` and `support` are live structs of the sizes given, the ones `feature` asks
+    // for.
+    unsafe {
+        dmls_device_check_feature_support(
+            device,
+            feature,
+            size_of::<Q>() as u32,
+            (query as *const Q).cast(),
+            size_of::<S>() as u32,
+            (support as *mut S).cast(),
+        )
+    }
+}
+
+/// Asserts that `msg` holds every one of `parts`.
+pub fn assert_has(msg: &str, parts: &[&str]) {
+    for p in parts {
+        assert!(msg.contains(p), "{msg:?} lacks {p:?}");
     }
 }
 

@@ -5,9 +5,12 @@
 //! - [`guarded`]: the one guarded buffer type, [`Buffer`] (tensor bytes between canary guards,
 //!   against an inaccessible page on Unix), and [`GuardedArray`] for a caller's arrays;
 //! - [`capi`]: the C API as a C program calls it (tensor descs with owned arrays, devices and
-//!   operators released on drop, operator descs, bindings, execution, the last error message);
+//!   operators released on drop, handles that threads share, operator descs, bindings,
+//!   execution, feature queries, the last error message);
 //! - [`checked`]: the one reference runner (operators executed through the C API on guarded
-//!   buffers, every output byte compared with `directml_subset::reference`);
+//!   buffers, every output byte compared with `directml_subset::reference`), and the runs it is
+//!   made of, which check nothing, for the tests of failures;
+//! - [`threads`]: threads that start together;
 //! - [`random`]: seeds printed on failure, the one random layout generator and the one random
 //!   element generator;
 //! - [`rust_api`]: the safe Rust API's devices and descs;
@@ -25,6 +28,7 @@ pub mod checked;
 pub mod guarded;
 pub mod random;
 pub mod rust_api;
+pub mod threads;
 
 pub use bytes::*;
 pub use capi::*;
@@ -32,6 +36,7 @@ pub use checked::*;
 pub use guarded::{or_null, or_null_mut, Buffer, GuardedArray, CANARY, GUARD};
 pub use random::*;
 pub use rust_api::*;
+pub use threads::*;
 
 /// Makes the kernels take their parallel paths wherever an input is large enough to have one
 /// (`DMLS_PARALLEL=always`, read by the library on each such call), instead of where this
@@ -40,4 +45,13 @@ pub fn force_parallel_paths() {
     // Every test that calls this sets the same value; the library reads it through std::env,
     // which serialises reads and writes.
     std::env::set_var("DMLS_PARALLEL", "always");
+}
+
+/// The environment variable `var` parsed as a `T` (a count, a scale, a number of seconds), or
+/// `default` when it is not set or does not parse.
+pub fn env_or<T: std::str::FromStr>(var: &str, default: T) -> T {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }

@@ -1,8 +1,8 @@
 //! Element limits: 64-bit outputs lift the 2^32 - 1 cap on the coordinates and the input, with
 //! their rows spread over the dimensions before N.
 
-use crate::common::{last_error, Device as CDevice};
-use crate::{bytemuck_bytes, bytemuck_bytes_mut, execute, model, nonzero, FLAG, WIDE_OUTPUTS};
+use crate::common::{execute_nonzero_as, last_error, Device as CDevice};
+use crate::{model, nonzero, FLAG, WIDE_OUTPUTS};
 use directml_subset::dml::*;
 use directml_subset::{DataType, DMLS_DEVICE_FLAG_EXTENSIONS};
 
@@ -22,13 +22,15 @@ fn wide_outputs_lift_the_element_limit_of_the_coordinates() {
         )
     };
     for device in [&strict, &ext] {
-        make(DataType::UInt32)
-            .rejected(device, &["OutputCoordinatesTensor has 8589934590 elements"]);
+        make(DataType::UInt32).rejected(
+            device.0,
+            &["OutputCoordinatesTensor has 8589934590 elements"],
+        );
     }
     for t in WIDE_OUTPUTS {
-        make(t).rejected(&strict, &[FLAG]);
+        make(t).rejected(strict.0, &[FLAG]);
         make(t)
-            .create(&ext)
+            .create(ext.0)
             .expect("64-bit coordinates may hold 2^33 - 2 elements");
     }
 }
@@ -47,7 +49,7 @@ fn wide_outputs_allow_inputs_above_the_element_limit() {
         (DataType::UInt32, &[65536, 2], None),
     );
     for device in [&strict, &ext] {
-        narrow.rejected(device, &["InputTensor has 4295032832 elements"]);
+        narrow.rejected(device.0, &["InputTensor has 4295032832 elements"]);
     }
     for t in WIDE_OUTPUTS {
         let wide = nonzero(
@@ -55,8 +57,8 @@ fn wide_outputs_allow_inputs_above_the_element_limit() {
             t,
             (t, &[65536, 65537, 2], Some(&[131074, 2, 1])),
         );
-        wide.rejected(&strict, &[FLAG]);
-        wide.create(&ext)
+        wide.rejected(strict.0, &[FLAG]);
+        wide.create(ext.0)
             .unwrap_or_else(|e| panic!("{}: {e:?}", t.name()));
     }
     // The rows must add up to the element count.
@@ -65,7 +67,7 @@ fn wide_outputs_allow_inputs_above_the_element_limit() {
         DataType::UInt64,
         (DataType::UInt64, &[65536, 65536, 2], Some(&[131072, 2, 1])),
     );
-    let msg = short.rejected(&ext, &[]);
+    let msg = short.rejected(ext.0, &[]);
     assert!(
         msg.contains("must equal the input's element count 4295032832"),
         "{msg}"
@@ -82,9 +84,16 @@ fn spread_rows_run_like_packed_rows() {
     let sizes = [2u32, 3, 2];
     let m = 12u32;
     let mut input = [0u64; 2];
-    bytemuck_bytes_mut(&mut input)[..12].copy_from_slice(&[0, 1, 0, 0, 7, 0, 0, 0, 0, 3, 3, 0]);
+    bytemuck::cast_slice_mut::<u64, u8>(&mut input)[..12]
+        .copy_from_slice(&[0, 1, 0, 0, 7, 0, 0, 0, 0, 3, 3, 0]);
     let strides: Vec<u64> = vec![6, 2, 1];
-    let want = model(DataType::UInt8, bytemuck_bytes(&input), &sizes, &strides, 3);
+    let want = model(
+        DataType::UInt8,
+        bytemuck::cast_slice(&input),
+        &sizes,
+        &strides,
+        3,
+    );
     assert_eq!(want.len(), 4);
     for (coords_sizes, coords_strides, row_stride) in [
         (vec![2u32, 3, 2, 3], None, 3usize),
@@ -99,14 +108,10 @@ fn spread_rows_run_like_packed_rows() {
                 (t, &coords_sizes, coords_strides.as_deref()),
             );
             let what = format!("{coords_sizes:?} {coords_strides:?} {}", t.name());
-            let op = nz.create(&ext).unwrap_or_else(|e| panic!("{what}: {e:?}"));
-            let mut count = [u64::MAX; 1];
-            let mut coords = vec![0xEEu64; (nz.coords.total_size as usize).div_ceil(8)];
-            assert_eq!(
-                execute(op.0, &input, &mut count, &mut coords),
-                S_OK,
-                "{what}"
-            );
+            let op = nz.create(ext.0).unwrap_or_else(|e| panic!("{what}: {e:?}"));
+            let coords = vec![0xEEu64; (nz.coords.total_size as usize).div_ceil(8)];
+            let (hr, count, coords) = execute_nonzero_as(op.0, &input, &[u64::MAX], &coords);
+            assert_eq!(hr, S_OK, "{what}");
             assert_eq!(count[0], 4, "{what}");
             for r in 0..m as usize {
                 for c in 0..3 {
@@ -122,7 +127,7 @@ fn spread_rows_run_like_packed_rows() {
                     (DataType::UInt32, &coords_sizes, coords_strides.as_deref()),
                 );
                 for device in [&ext, &strict] {
-                    let msg = narrow.rejected(device, &[]);
+                    let msg = narrow.rejected(device.0, &[]);
                     assert!(msg.contains("must be 1"), "{what}: {msg}");
                 }
             }
@@ -134,7 +139,7 @@ fn spread_rows_run_like_packed_rows() {
         DataType::Int64,
         (DataType::Int64, &[2, 6, 3], Some(&[19, 3, 1])),
     );
-    nz.rejected(&ext, &["evenly spaced"]);
+    nz.rejected(ext.0, &["evenly spaced"]);
 }
 
 /// Runs an operator whose coordinates tensor has 2^33 - 2 elements (2^32 - 1 input elements,
@@ -149,16 +154,9 @@ fn wide_outputs_run_on_2_pow_32_elements() {
         DataType::UInt64,
         (DataType::UInt64, &[u32::MAX, 2], Some(&[0, 1])),
     );
-    let op = nz.create(&ext).expect("create");
-    let input = [0u64; 1];
-    let mut count = [u64::MAX; 1];
-    let mut coords = [7u64; 2];
-    assert_eq!(
-        execute(op.0, &input, &mut count, &mut coords),
-        S_OK,
-        "{}",
-        last_error()
-    );
+    let op = nz.create(ext.0).expect("create");
+    let (hr, count, coords) = execute_nonzero_as(op.0, &[0u64], &[u64::MAX], &[7u64; 2]);
+    assert_eq!(hr, S_OK, "{}", last_error());
     assert_eq!(count[0], 0);
     assert_eq!(coords, [7, 7]);
 }

@@ -1,7 +1,7 @@
 //! The device flag: unknown bits are refused, and a strict device refuses 64-bit inputs and
 //! outputs with a message naming DMLS_DEVICE_FLAG_EXTENSIONS.
 
-use crate::common::{last_error, Device as CDevice};
+use crate::common::{try_create_device, Device as CDevice};
 use crate::{nonzero, FLAG, WIDE_INPUTS, WIDE_OUTPUTS};
 use directml_subset::dml::*;
 use directml_subset::ffi::*;
@@ -17,13 +17,11 @@ fn unknown_flag_bits_are_rejected() {
             thread_count: 0,
             flags,
         };
-        let sentinel = 0x1000 as *mut dmls_device;
-        let mut device = sentinel;
-        // SAFETY: the desc and the out-pointer are NULL or locals that outlive the call.
-        let hr = unsafe { dmls_device_create(&desc, &mut device) };
+        // try_create_device also asserts that the failure leaves the device pointer alone.
+        let (hr, msg) = try_create_device(Some(&desc))
+            .err()
+            .unwrap_or_else(|| panic!("flags {flags:#x} accepted"));
         assert_eq!(hr, E_INVALIDARG, "flags {flags:#x}");
-        assert_eq!(device, sentinel, "a failed create wrote the device");
-        let msg = last_error();
         assert!(
             msg.contains(FLAG) && msg.contains(&format!("{flags:#x}")),
             "{msg}"
@@ -62,7 +60,7 @@ fn strict_device_rejects_wide_inputs_naming_the_flag() {
             DataType::UInt32,
             (DataType::UInt32, &[6, 2], None),
         );
-        let msg = nz.rejected(&strict, &[FLAG]);
+        let msg = nz.rejected(strict.0, &[FLAG]);
         assert!(
             msg.contains(&format!(
                 "InputTensor DataType is {} ({})",
@@ -71,7 +69,7 @@ fn strict_device_rejects_wide_inputs_naming_the_flag() {
             )),
             "{msg}"
         );
-        nz.create(&ext).expect("extensions allow 64-bit inputs");
+        nz.create(ext.0).expect("extensions allow 64-bit inputs");
 
         // The safe API says the same.
         let device = Device::new(&DeviceOptions::default()).unwrap();
@@ -93,9 +91,9 @@ fn strict_device_rejects_wide_outputs_naming_the_flag() {
     let ext = CDevice::new(0, 1, DMLS_DEVICE_FLAG_EXTENSIONS);
     for t in WIDE_OUTPUTS {
         let nz = nonzero((DataType::Float32, &[2, 3], None), t, (t, &[6, 2], None));
-        let msg = nz.rejected(&strict, &[FLAG]);
+        let msg = nz.rejected(strict.0, &[FLAG]);
         assert!(msg.contains("OutputCountTensor DataType is"), "{msg}");
-        nz.create(&ext).expect("extensions allow 64-bit outputs");
+        nz.create(ext.0).expect("extensions allow 64-bit outputs");
 
         // Only the coordinates wide: the strict device names them and the flag.
         let nz = nonzero(
@@ -103,7 +101,7 @@ fn strict_device_rejects_wide_outputs_naming_the_flag() {
             DataType::UInt32,
             (t, &[6, 2], None),
         );
-        let msg = nz.rejected(&strict, &[]);
+        let msg = nz.rejected(strict.0, &[]);
         assert!(
             msg.contains("OutputCoordinatesTensor") && msg.contains(FLAG),
             "{msg}"

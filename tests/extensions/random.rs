@@ -1,8 +1,8 @@
 //! Random inputs of every type, layouts and 32- or 64-bit outputs, against the model. Prints its
 //! seed on failure; replay with DMLS_TEST_SEED=<seed>.
 
-use crate::common::{last_error, run_seeded, Device as CDevice};
-use crate::{bytemuck_bytes, bytemuck_bytes_mut, execute, model, nonzero, FLAG};
+use crate::common::{execute_nonzero_as, last_error, run_seeded, Device as CDevice};
+use crate::{model, nonzero, FLAG};
 use directml_subset::dml::*;
 use directml_subset::{DataType, DMLS_DEVICE_FLAG_EXTENSIONS};
 use rand::rngs::SmallRng;
@@ -74,15 +74,15 @@ fn random_cases(seed: u64) {
         );
         let wide = in_type.size() == 8 || out_type.size() == 8;
         if wide {
-            nz.rejected(&strict, &[FLAG]);
+            nz.rejected(strict.0, &[FLAG]);
         }
-        let op = nz.create(&ext).unwrap_or_else(|e| panic!("{what}: {e:?}"));
+        let op = nz.create(ext.0).unwrap_or_else(|e| panic!("{what}: {e:?}"));
         // Input bytes: mostly zeros; floats get -0.0 (zero) and NaN (nonzero); 64-bit words get
         // bits only in their high half.
         let words = (nz.input.total_size as usize).div_ceil(8);
         let mut input = vec![0u64; words];
         {
-            let bytes: &mut [u8] = bytemuck_bytes_mut(&mut input);
+            let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut input);
             let es = in_type.size();
             for chunk in bytes.chunks_exact_mut(es) {
                 let r: u32 = rng.random_range(0..10);
@@ -99,14 +99,13 @@ fn random_cases(seed: u64) {
             }
         }
         let canary = 0xA5A5_A5A5_A5A5_A5A5u64;
-        let mut count = vec![canary; 2];
-        let mut coords = vec![canary; (nz.coords.total_size as usize).div_ceil(8)];
-        let hr = execute(op.0, &input, &mut count, &mut coords);
+        let coords = vec![canary; (nz.coords.total_size as usize).div_ceil(8)];
+        let (hr, count, coords) = execute_nonzero_as(op.0, &input, &[canary; 2], &coords);
         assert_eq!(hr, S_OK, "{what}: {}", last_error());
 
-        let want = model(in_type, bytemuck_bytes(&input), &sizes, &strides, n);
+        let want = model(in_type, bytemuck::cast_slice(&input), &sizes, &strides, n);
         let os = out_type.size();
-        let count_bytes = bytemuck_bytes(&count);
+        let count_bytes: &[u8] = bytemuck::cast_slice(&count);
         let got_count = if os == 8 {
             u64::from_ne_bytes(count_bytes[..8].try_into().unwrap())
         } else {
@@ -117,7 +116,7 @@ fn random_cases(seed: u64) {
             count_bytes[os..].iter().all(|&b| b == 0xA5),
             "{what}: past the count"
         );
-        let cb = bytemuck_bytes(&coords);
+        let cb: &[u8] = bytemuck::cast_slice(&coords);
         let (rs, cs) = if transposed {
             (1usize, m as usize)
         } else {

@@ -16,9 +16,3 @@ use common::data_types::*;
 use common::*;
 use directml_subset::dml::*;
 use directml_subset::ffi::dmls_operator_execute;
-
-fn assert_has(msg: &str, parts: &[&str]) {
-    for p in parts {
-        assert!(msg.contains(p), "{msg:?} lacks {p:?}");
-    }
-}
