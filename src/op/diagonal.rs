@@ -1,5 +1,5 @@
 //! DIAGONAL_MATRIX1 and DIAGONAL_MATRIX: validation (one kernel for both is in
-//! `diagonal_kernel.rs`).
+//! `diagonal_kernel/`).
 //!
 //! Each output row is at most three segments (value / input-or-zero / value, or the other way
 //! round), found from DiagonalFillBegin and DiagonalFillEnd in 64-bit arithmetic. A packed row's
