@@ -3,7 +3,9 @@
 //! (`fuzz/`). By job:
 //!
 //! - [`guarded`]: the one guarded buffer type, [`Buffer`] (tensor bytes between canary guards,
-//!   against an inaccessible page on Unix), and [`GuardedArray`] for a caller's arrays;
+//!   against an inaccessible page on Unix), [`GuardedArray`] for a caller's arrays, and on Linux
+//!   `Reserved` (tensor bytes that take address space, not memory, and show whether a run
+//!   touched them);
 //! - [`capi`]: the C API as a C program calls it (tensor descs with owned arrays, devices and
 //!   operators released on drop, handles that threads share, operator descs, bindings,
 //!   execution, feature queries, the last error message);
@@ -33,6 +35,8 @@ pub mod threads;
 pub use bytes::*;
 pub use capi::*;
 pub use checked::*;
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub use guarded::Reserved;
 pub use guarded::{or_null, or_null_mut, Buffer, GuardedArray, CANARY, GUARD};
 pub use random::*;
 pub use rust_api::*;

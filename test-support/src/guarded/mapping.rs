@@ -2,7 +2,8 @@
 //! On Unix the fence is one inaccessible page (`mmap`, then `mprotect(PROT_NONE)`), so reading or
 //! writing one byte past the accessible bytes faults, even without AddressSanitizer. Elsewhere
 //! it is [`FENCE`] canary bytes of an ordinary allocation, which [`Mapping::fence_intact`]
-//! checks: a write past the end is still caught, a read is not.
+//! checks: a write past the end is still caught, a read is not. On Linux a mapping may also be
+//! address space only ([`Mapping::reserve`]), and tell how many of its pages were touched.
 
 #[cfg(not(unix))]
 use super::CANARY;
@@ -64,12 +65,29 @@ pub(crate) fn granule() -> usize {
 impl Mapping {
     /// `accessible` zeroed bytes (a multiple of [`granule`]) followed by one inaccessible page.
     pub fn new(accessible: usize) -> Mapping {
+        let len = accessible + granule();
+        Self::map(accessible, 0).unwrap_or_else(|e| panic!("mmap of {len} bytes failed: {e}"))
+    }
+
+    /// The same, as address space only (`MAP_NORESERVE`): no page takes memory until it is
+    /// touched, and none is counted against the commit limit, so that more than RAM and swap
+    /// can be mapped (with `vm.overcommit_memory` 0 or 1; 2 refuses it). Fails with the
+    /// system's error when the mapping cannot be made.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    pub fn reserve(accessible: usize) -> std::io::Result<Mapping> {
+        Self::map(accessible, libc::MAP_NORESERVE)
+    }
+
+    /// A private anonymous mapping of `accessible` bytes and a fence page, with `flags` added.
+    fn map(accessible: usize, flags: libc::c_int) -> std::io::Result<Mapping> {
         let page = granule();
         assert!(
             accessible.is_multiple_of(page),
             "{accessible} is not a whole number of pages"
         );
-        let len = accessible + page;
+        let len = accessible
+            .checked_add(page)
+            .expect("mapping size fits in usize");
         // SAFETY: a fresh private anonymous mapping, which touches no existing memory; the
         // result is checked below.
         let base = unsafe {
@@ -77,17 +95,32 @@ impl Mapping {
                 core::ptr::null_mut(),
                 len,
                 libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | flags,
                 -1,
                 0,
             )
         };
-        assert!(base != libc::MAP_FAILED, "mmap of {len} bytes failed");
+        if base == libc::MAP_FAILED {
+            return Err(std::io::Error::last_os_error());
+        }
         let base = base.cast::<u8>();
         // SAFETY: the last page lies inside the mapping just made, which nothing else uses.
         let rc = unsafe { libc::mprotect(base.add(accessible).cast(), page, libc::PROT_NONE) };
         assert_eq!(rc, 0, "mprotect failed");
-        Mapping { base, accessible }
+        Ok(Mapping { base, accessible })
+    }
+
+    /// How many pages of the accessible bytes are in memory: on Linux, a page that was never
+    /// read or written has none (its first read maps the shared zero page, its first write a
+    /// page of its own, and both count), so 0 means untouched. Reads nothing of the bytes.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    pub fn resident_pages(&self) -> usize {
+        let mut vec = vec![0u8; self.accessible / granule()];
+        // SAFETY: `base` is page-aligned and the range is the accessible part of this live
+        // mapping; `vec` holds one byte per page of it, as mincore writes.
+        let rc = unsafe { libc::mincore(self.base.cast(), self.accessible, vec.as_mut_ptr()) };
+        assert_eq!(rc, 0, "mincore failed: {}", std::io::Error::last_os_error());
+        vec.iter().filter(|&&v| v & 1 != 0).count()
     }
 
     /// True: a touch of the fence page would have faulted.

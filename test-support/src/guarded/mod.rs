@@ -1,15 +1,20 @@
 //! Guarded memory, so that the library touching a byte it was not given shows: [`Buffer`] (the
 //! one buffer type of the tests, the benchmark and the fuzz harness: tensor bytes between canary
 //! guards, against an inaccessible page) and [`GuardedArray`] (a caller's array whose last byte
-//! is the last accessible one). The platform part is in `mapping`: inaccessible pages on Unix,
-//! canary bytes elsewhere.
+//! is the last accessible one), and on Linux [`Reserved`] (tensor bytes that take address space,
+//! not memory, for outputs larger than the machine's memory that a run must leave untouched).
+//! The platform part is in `mapping`: inaccessible pages on Unix, canary bytes elsewhere.
 
 use core::ptr;
 
 mod buffer;
 mod mapping;
+#[cfg(any(target_os = "linux", target_os = "android"))]
+mod reserved;
 
 pub use buffer::{Buffer, GUARD};
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub use reserved::Reserved;
 
 use mapping::{granule, Mapping};
 
