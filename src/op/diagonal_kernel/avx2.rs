@@ -10,27 +10,22 @@ use core::arch::x86_64::*;
 use super::band::{Band, Other};
 use crate::op::simd::Word;
 
-/// Loaded from byte `32 - a` (a in 0..=32): lane j is all ones when j >= a.
-static FROM: [u8; 64] = {
+/// 64 bytes, all ones from `from` to `to`, zero elsewhere.
+const fn ones(from: usize, to: usize) -> [u8; 64] {
     let mut t = [0u8; 64];
-    let mut i = 32;
-    while i < 64 {
+    let mut i = from;
+    while i < to {
         t[i] = 0xFF;
         i += 1;
     }
     t
-};
+}
+
+/// Loaded from byte `32 - a` (a in 0..=32): lane j is all ones when j >= a.
+static FROM: [u8; 64] = ones(32, 64);
 
 /// Loaded from byte `32 - b` (b in 0..=32): lane j is all ones when j < b.
-static BELOW: [u8; 64] = {
-    let mut t = [0u8; 64];
-    let mut i = 0;
-    while i < 32 {
-        t[i] = 0xFF;
-        i += 1;
-    }
-    t
-};
+static BELOW: [u8; 64] = ones(0, 32);
 
 /// The lanes of the vector at byte `at` of a row that lie in bytes `lo .. hi` of the row.
 ///

@@ -41,18 +41,6 @@ impl Reserved {
         })
     }
 
-    /// How many tensor bytes there are.
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// True when there are no tensor bytes.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// A binding of the tensor bytes: Buffer the start of the mapping, Offset where they start
     /// in it (a multiple of 64).
     pub fn binding(&mut self) -> DML_BUFFER_BINDING {
@@ -79,7 +67,6 @@ mod tests {
         let page = granule();
         let len = 3 * page + 16;
         let mut r = Reserved::new(len).expect("reserve");
-        assert_eq!(r.len(), len);
         let b = r.binding();
         let first = b.Buffer as usize + b.Offset as usize;
         assert_eq!(first % 64, 0);
