@@ -121,7 +121,8 @@ unsafe fn put(dst: *mut u8, n: usize, a: usize, b: usize, v: __m256i, src: Optio
     }
 }
 
-/// Writes packed rows `first_row ..` (as many as `chunk` holds) a vector at a time.
+/// Writes packed rows `first_row ..` (as many as `chunk` holds): each row as its majority,
+/// then its band part.
 ///
 /// # Safety
 /// The CPU has AVX2; a row (`band.w` elements) is at least 32 bytes long.
