@@ -110,13 +110,14 @@ impl Template {
 }
 
 /// Writes the rows of `bits` (positions `off + i` in the line) from row `row` on, and
-/// returns the row after them. Each byte stores eight whole rows.
+/// returns the row after them. Each byte stores eight whole rows; with `PART` (a line's part
+/// of a word, its set bits in the low bytes) the bytes after the last set bit are skipped.
 ///
 /// # Safety
 /// The CPU has AVX2, BMI1 and POPCNT; `shape` is `Shape::new(N)`, N <= 4; `out` is a packed
 /// UINT32 output of N columns whose rows `row .. row + 72` may be written by this thread.
 #[inline(always)]
-pub unsafe fn word<const N: usize>(
+pub unsafe fn word<const N: usize, const PART: bool>(
     out: *mut u32,
     mut row: usize,
     bits: u64,
@@ -127,8 +128,8 @@ pub unsafe fn word<const N: usize>(
     // SAFETY: the caller guarantees the CPU has AVX2 (here and below).
     let (mut base, eight) = unsafe { (_mm256_set1_epi32(off as i32), _mm256_set1_epi32(8)) };
     for j in 0..8 {
-        if bits >> (8 * j) == 0 {
-            // The word's set bits are done (a line's part of a word ends early).
+        if PART && bits >> (8 * j) == 0 {
+            // The set bits of a line's part of a word are done.
             break;
         }
         let byte = (bits >> (8 * j)) as u8;

@@ -74,7 +74,9 @@ pub(super) unsafe fn walk_dense<O: Coord, const N: usize, const PACKED: bool, S>
             // SAFETY: the word's rows start at `row`; its stores stay below row + SLACK <= `end`
             // (in bounds and ours; rows past the word's own are rewritten by later words before
             // anyone may read them). Packed UINT32: row r starts at element r × N.
-            row = unsafe { expand::word::<N>(out, row, w, base - cur.line_start, &shape, &tmpl) };
+            row = unsafe {
+                expand::word::<N, false>(out, row, w, base - cur.line_start, &shape, &tmpl)
+            };
         } else if base + 64 <= cur.line_end {
             // SAFETY: this word's rows follow `row`, below `end`: in bounds and ours.
             row = unsafe { rows.word::<true>(w, base - cur.line_start, &cur.row, row, end) };
@@ -86,7 +88,7 @@ pub(super) unsafe fn walk_dense<O: Coord, const N: usize, const PACKED: bool, S>
                 rows.word_by_lines(&mut cur, w, base, row, |bits, off, t, row| {
                     let skip = bits.trailing_zeros() / 8 * 8;
                     let tmpl = expand::Template::new(t);
-                    expand::word::<N>(
+                    expand::word::<N, true>(
                         out,
                         row,
                         bits >> skip,

@@ -9,6 +9,10 @@ const SPARSE_BITS: usize = 2;
 /// Rows written unconditionally per word by the bit walk, before it loops over any others:
 /// a fixed trip count, so sparse words cost no mispredicted loop exit.
 const UNROLL: usize = 8;
+/// Words that cross lines are written a line's part at a time, eight rows at a time, when a
+/// part holds at least this many set bits on average; bit by bit otherwise (eight rows
+/// written for one or two cost more than the loop's exit).
+const PART_BITS: u64 = 4;
 
 impl<O: Coord, const N: usize, const PACKED: bool, S> Rows<'_, O, N, PACKED, S> {
     /// The row and column strides (constants when packed).
@@ -90,6 +94,32 @@ impl<O: Coord, const N: usize, const PACKED: bool, S> Rows<'_, O, N, PACKED, S> 
         row
     }
 
+    /// Writes the rows of the set bits of `bits`, which lie in the cursor's line (`off` is
+    /// bit 0's position in the line, wrapping), one at a time from row `row` on; returns the row
+    /// after them.
+    ///
+    /// # Safety
+    /// Rows `row .. row + (set bits)` are in bounds and no other thread accesses them.
+    #[inline(always)]
+    unsafe fn bits<const LAST: bool>(
+        &self,
+        mut bits: u64,
+        off: u64,
+        tmpl: &[O; N],
+        mut row: usize,
+    ) -> usize {
+        let xcol = self.geo.line - self.geo.first;
+        let (dst, tmpl, (rs, cs)) = (self.out.as_ptr(), *tmpl, self.strides());
+        while bits != 0 {
+            let x = off.wrapping_add(u64::from(bits.trailing_zeros()));
+            bits &= bits - 1;
+            // SAFETY: one row per set bit from `row`: in bounds and ours.
+            unsafe { put_at::<O, N, LAST>(dst, row * rs, cs, &tmpl, xcol, x) };
+            row += 1;
+        }
+        row
+    }
+
     /// Writes the rows of a word that may cross lines (bit i is element `base + i`) one line
     /// at a time, moving the cursor along, from row `row` on; returns the row after them.
     /// `in_line(bits, off, template, row)` writes the rows of the bits that lie in the cursor's
@@ -143,6 +173,9 @@ impl<O: Coord, const N: usize, const PACKED: bool, S> Rows<'_, O, N, PACKED, S> 
             unsafe { self.walk_sparse::<LAST>(words, start, first) };
             return;
         }
+        // Set bits per line part of a word crossing lines, on average, times 64 words.
+        let part_bits = (end - first) as u64 * g.width.min(64);
+        let dense_parts = part_bits >= PART_BITS * span;
         let mut cur = Cursor::<O, N>::at(g, start);
         let mut row = first;
         for (wi, &w) in words.iter().enumerate() {
@@ -156,11 +189,15 @@ impl<O: Coord, const N: usize, const PACKED: bool, S> Rows<'_, O, N, PACKED, S> 
                 // SAFETY: this word's rows follow `row`, below `end`: in bounds and ours.
                 row = unsafe { self.word::<LAST>(w, base - cur.line_start, &cur.row, row, end) };
             } else {
-                // SAFETY: one row per set bit, so `row` stays below `end`; `word` writes one
-                // row per set bit of the line's bits, from the row it is given.
+                // SAFETY: one row per set bit, so `row` stays below `end`; `word` and `bits`
+                // write one row per set bit of the line's bits, from the row they are given.
                 row = unsafe {
                     self.word_by_lines(&mut cur, w, base, row, |bits, off, tmpl, row| {
-                        self.word::<LAST>(bits, off, tmpl, row, end)
+                        if dense_parts {
+                            self.word::<LAST>(bits, off, tmpl, row, end)
+                        } else {
+                            self.bits::<LAST>(bits, off, tmpl, row)
+                        }
                     })
                 };
             }
