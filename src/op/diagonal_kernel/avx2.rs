@@ -3,7 +3,9 @@
 //! A part of 32 bytes or more is a run of vector stores, its last one ending at the part's end
 //! (overlapping the one before, with the same bytes); a shorter part is one vector blended
 //! with what the row holds, under a mask made of two table loads. No library call per run,
-//! which for runs of a few dozen bytes costs more than the bytes.
+//! which for runs of a few dozen bytes costs more than the bytes. The helpers are inlined
+//! into `rows_avx2`, which is compiled for AVX2 (a call to each would pass its vectors
+//! through memory).
 
 use core::arch::x86_64::*;
 
@@ -31,8 +33,7 @@ static BELOW: [u8; 64] = ones(0, 32);
 ///
 /// # Safety
 /// The CPU has AVX2.
-#[inline]
-#[target_feature(enable = "avx2")]
+#[inline(always)]
 unsafe fn inside(at: usize, lo: usize, hi: usize) -> __m256i {
     let a = lo.saturating_sub(at).min(32);
     let b = hi.saturating_sub(at).min(32);
@@ -46,17 +47,27 @@ unsafe fn inside(at: usize, lo: usize, hi: usize) -> __m256i {
     }
 }
 
+/// Keeps a run's loop a loop: the compiler would otherwise turn it into a `memset` or
+/// `memcpy` call (what this module is there to avoid: for a few dozen bytes the call costs
+/// more than the bytes). An empty instruction sequence that the compiler must assume may
+/// touch memory.
+#[inline(always)]
+fn not_a_library_call() {
+    // SAFETY: no instructions: it reads, writes and clobbers nothing.
+    unsafe { core::arch::asm!("", options(nostack, preserves_flags)) };
+}
+
 /// Stores `v` over bytes `a .. b` of `dst` (`b - a >= 32`).
 ///
 /// # Safety
 /// The CPU has AVX2; bytes `a .. b` of `dst` are writable by this thread.
-#[inline]
-#[target_feature(enable = "avx2")]
+#[inline(always)]
 unsafe fn fill_run(dst: *mut u8, a: usize, b: usize, v: __m256i) {
     let mut p = a;
     while p + 32 < b {
         // SAFETY: p + 32 < b: within the bytes the caller lets us write.
         unsafe { _mm256_storeu_si256(dst.add(p).cast(), v) };
+        not_a_library_call();
         p += 32;
     }
     // SAFETY: b - 32 >= a.
@@ -68,13 +79,13 @@ unsafe fn fill_run(dst: *mut u8, a: usize, b: usize, v: __m256i) {
 /// # Safety
 /// The CPU has AVX2; bytes `a .. b` of `src` are readable and of `dst` writable by this thread,
 /// and the two do not overlap.
-#[inline]
-#[target_feature(enable = "avx2")]
+#[inline(always)]
 unsafe fn copy_run(dst: *mut u8, src: *const u8, a: usize, b: usize) {
     let mut p = a;
     while p + 32 < b {
         // SAFETY: p + 32 < b: within the bytes the caller lets us read and write.
         unsafe { _mm256_storeu_si256(dst.add(p).cast(), _mm256_loadu_si256(src.add(p).cast())) };
+        not_a_library_call();
         p += 32;
     }
     // SAFETY: b - 32 >= a.
@@ -93,8 +104,7 @@ unsafe fn copy_run(dst: *mut u8, src: *const u8, a: usize, b: usize) {
 /// # Safety
 /// The CPU has AVX2; the row's `n` bytes are writable by this thread and `src`'s `n` bytes
 /// readable (not overlapping the row).
-#[inline]
-#[target_feature(enable = "avx2")]
+#[inline(always)]
 unsafe fn put(dst: *mut u8, n: usize, a: usize, b: usize, v: __m256i, src: Option<*const u8>) {
     if b <= a {
         return;
