@@ -84,14 +84,8 @@ impl<O: Coord, const N: usize, const PACKED: bool, S> Rows<'_, O, N, PACKED, S> 
             }
             row += ones.min(UNROLL);
         }
-        while bits != 0 {
-            let x = off.wrapping_add(u64::from(bits.trailing_zeros()));
-            bits &= bits - 1;
-            // SAFETY: one row per set bit from `row`: in bounds and ours.
-            unsafe { put_at::<O, N, LAST>(dst, row * rs, cs, &tmpl, xcol, x) };
-            row += 1;
-        }
-        row
+        // SAFETY: the bits left have their rows from `row`: in bounds and ours.
+        unsafe { self.bits::<LAST>(bits, off, &tmpl, row) }
     }
 
     /// Writes the rows of the set bits of `bits`, which lie in the cursor's line (`off` is
