@@ -1,6 +1,9 @@
 //! The header declares exactly DirectML's `DML_` value identifiers (docs/directml-identifiers.tsv,
 //! compiled from DirectML.h), spelled and valued as DirectML.h has them, and no other.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 use std::collections::BTreeMap;
 use std::path::Path;
 

@@ -20,6 +20,9 @@
 //!
 //! The seed comes from DMLS_SEED (or the clock) and is printed on failure.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod cases;
 mod common;
 

@@ -11,6 +11,9 @@
 //! The seed comes from DMLS_SEED (or the clock) and is printed on failure; `DMLS_THREADS_CASES`
 //! changes the number of cases (default 24).
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 mod cases;
 mod common;
 
