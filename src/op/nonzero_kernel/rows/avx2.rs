@@ -83,7 +83,9 @@ pub(super) unsafe fn walk_dense<O: Coord, const N: usize, const PACKED: bool, S>
         } else if row + SLACK <= end {
             // SAFETY: as for a word in one line above, for each line's bits in turn (shifted
             // down by whole bytes, so their positions in the line are `off` plus 8 × the bytes
-            // shifted out, plus their index).
+            // shifted out, plus their index). A part stores at most eight rows past its own,
+            // and the parts' own rows are the word's, so all stores stay below row + 72 =
+            // row + SLACK <= `end`.
             row = unsafe {
                 rows.word_by_lines(&mut cur, w, base, row, |bits, off, t, row| {
                     let skip = bits.trailing_zeros() / 8 * 8;
