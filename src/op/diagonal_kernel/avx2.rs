@@ -2,14 +2,15 @@
 //! its majority (the other source, or Value when the band is outside), then the band's part.
 //! A part of 32 bytes or more is a run of vector stores, its last one ending at the part's end
 //! (overlapping the one before, with the same bytes); a shorter part is one vector blended
-//! with what the row holds, under a mask made of two table loads. No library call per run,
-//! which for runs of a few dozen bytes costs more than the bytes. The helpers are inlined
-//! into `rows_avx2`, which is compiled for AVX2 (a call to each would pass its vectors
-//! through memory).
+//! with what the row holds, under a mask made of two table loads. The runs are
+//! `simd::runs256`'s (no library call per run, which for runs of a few dozen bytes costs more
+//! than the bytes). The helpers are inlined into `rows_avx2`, which is compiled for AVX2 (a
+//! call to each would pass its vectors through memory).
 
 use core::arch::x86_64::*;
 
 use super::band::{Band, Other};
+use crate::op::simd::runs256::{copy as copy_run, fill as fill_run};
 use crate::op::simd::Word;
 
 /// 64 bytes, all ones from `from` to `to`, zero elsewhere.
@@ -45,56 +46,6 @@ unsafe fn inside(at: usize, lo: usize, hi: usize) -> __m256i {
             _mm256_loadu_si256(BELOW.as_ptr().add(32 - b).cast()),
         )
     }
-}
-
-/// Keeps a run's loop a loop: the compiler would otherwise turn it into a `memset` or
-/// `memcpy` call (what this module is there to avoid: for a few dozen bytes the call costs
-/// more than the bytes). An empty instruction sequence that the compiler must assume may
-/// touch memory.
-#[inline(always)]
-fn not_a_library_call() {
-    // SAFETY: no instructions: it reads, writes and clobbers nothing.
-    unsafe { core::arch::asm!("", options(nostack, preserves_flags)) };
-}
-
-/// Stores `v` over bytes `a .. b` of `dst` (`b - a >= 32`).
-///
-/// # Safety
-/// The CPU has AVX2; bytes `a .. b` of `dst` are writable by this thread.
-#[inline(always)]
-unsafe fn fill_run(dst: *mut u8, a: usize, b: usize, v: __m256i) {
-    let mut p = a;
-    while p + 32 < b {
-        // SAFETY: p + 32 < b: within the bytes the caller lets us write.
-        unsafe { _mm256_storeu_si256(dst.add(p).cast(), v) };
-        not_a_library_call();
-        p += 32;
-    }
-    // SAFETY: b - 32 >= a.
-    unsafe { _mm256_storeu_si256(dst.add(b - 32).cast(), v) };
-}
-
-/// Copies bytes `a .. b` of `src` to `dst` (`b - a >= 32`).
-///
-/// # Safety
-/// The CPU has AVX2; bytes `a .. b` of `src` are readable and of `dst` writable by this thread,
-/// and the two do not overlap.
-#[inline(always)]
-unsafe fn copy_run(dst: *mut u8, src: *const u8, a: usize, b: usize) {
-    let mut p = a;
-    while p + 32 < b {
-        // SAFETY: p + 32 < b: within the bytes the caller lets us read and write.
-        unsafe { _mm256_storeu_si256(dst.add(p).cast(), _mm256_loadu_si256(src.add(p).cast())) };
-        not_a_library_call();
-        p += 32;
-    }
-    // SAFETY: b - 32 >= a.
-    unsafe {
-        _mm256_storeu_si256(
-            dst.add(b - 32).cast(),
-            _mm256_loadu_si256(src.add(b - 32).cast()),
-        )
-    };
 }
 
 /// Writes bytes `a .. b` (`b` at most `n`, the row's length, at least 32) of the row at `dst`

@@ -5,6 +5,8 @@
 
 use core::arch::x86_64::*;
 
+use super::runs256::keep_loop;
+
 /// The mask of the first `n` bytes of a vector (`n` < 64).
 #[inline(always)]
 fn head(n: usize) -> u64 {
@@ -22,6 +24,7 @@ pub unsafe fn fill(dst: *mut u8, n: usize, pattern: __m512i) {
     while i + 64 <= n {
         // SAFETY: bytes i .. i + 64 are within the n (caller).
         unsafe { _mm512_storeu_si512(dst.add(i).cast(), pattern) };
+        keep_loop();
         i += 64;
     }
     if i < n {
@@ -45,6 +48,7 @@ pub unsafe fn copy(dst: *mut u8, src: *const u8, n: usize) {
             let v = _mm512_loadu_si512(src.add(i).cast());
             _mm512_storeu_si512(dst.add(i).cast(), v);
         }
+        keep_loop();
         i += 64;
     }
     if i < n {
