@@ -1,7 +1,9 @@
 //! AVX2 expansion of a dense bitmask word into packed UINT32 rows of up to four columns whose
 //! last column is the position in the line: each byte of the word becomes eight rows (its set
-//! bits' positions from a table, spread into the template rows by permutes and blends), of
-//! which the first popcount(byte) are kept.
+//! bits' positions from a table, spread into the template rows), of which the first
+//! popcount(byte) are kept. One column stores the positions as they are; two interleave them
+//! with the template's first column (two unpacks, from a table whose positions are ordered for
+//! them); three and four permute and blend.
 
 use core::arch::x86_64::*;
 
@@ -19,6 +21,23 @@ static POSITIONS: [[u8; 8]; 256] = {
                 k += 1;
             }
             i += 1;
+        }
+        b += 1;
+    }
+    t
+};
+
+/// [`POSITIONS`] in the order two-column rows want them: `unpacklo(t, v)` takes lanes 0, 1, 4,
+/// 5 of `v` (rows 0–3) and `unpackhi` lanes 2, 3, 6, 7 (rows 4–7).
+static PAIR_POSITIONS: [[u8; 8]; 256] = {
+    let mut t = [[0u8; 8]; 256];
+    let lane = [0, 1, 4, 5, 2, 3, 6, 7];
+    let mut b = 0;
+    while b < 256 {
+        let mut k = 0;
+        while k < 8 {
+            t[b][lane[k]] = POSITIONS[b][k];
+            k += 1;
         }
         b += 1;
     }
@@ -75,7 +94,8 @@ impl Shape {
     }
 }
 
-/// Eight copies of a template row (its last column is overwritten).
+/// Eight copies of a template row (its last column is overwritten); for two columns, the first
+/// vector holds the first column in every lane.
 #[derive(Clone, Copy)]
 pub struct Template([__m256i; 4]);
 
@@ -95,7 +115,7 @@ impl Template {
         let mut lanes = [[0u32; 8]; 4];
         for v in 0..N.min(4) {
             for l in 0..8 {
-                lanes[v][l] = row[(8 * v + l) % N].low32();
+                lanes[v][l] = row[if N == 2 { 0 } else { (8 * v + l) % N }].low32();
             }
         }
         // SAFETY: each array is 8 u32 = 32 readable bytes.
@@ -133,21 +153,33 @@ pub unsafe fn word<const N: usize, const PART: bool>(
             break;
         }
         let byte = (bits >> (8 * j)) as u8;
-        // SAFETY: POSITIONS[byte] is 8 readable bytes (loadl reads 8); the CPU has AVX2.
+        let table = if N == 2 { &PAIR_POSITIONS } else { &POSITIONS };
+        // SAFETY: table[byte] is 8 readable bytes (loadl reads 8); the CPU has AVX2.
         let xs = unsafe {
-            let pos = _mm_loadl_epi64(POSITIONS[byte as usize].as_ptr().cast());
+            let pos = _mm_loadl_epi64(table[byte as usize].as_ptr().cast());
             _mm256_add_epi32(_mm256_cvtepu8_epi32(pos), base)
         };
         // SAFETY: row r starts at element r × n; this byte's eight rows end before
         // (row + 8) × n, within the rows the caller lets us write.
         let p = unsafe { out.add(row * N) };
-        for v in 0..N {
-            // SAFETY: lanes 8v .. 8v + 8 of the eight rows (see above); the CPU has AVX2.
+        if N == 1 {
+            // SAFETY: the eight rows (see above); the CPU has AVX2.
+            unsafe { _mm256_storeu_si256(p.cast(), xs) };
+        } else if N == 2 {
+            // SAFETY: rows 0–3 then 4–7 of the eight (see above); the CPU has AVX2.
             unsafe {
-                let x = _mm256_permutevar8x32_epi32(xs, shape.perm[v]);
-                let lanes = _mm256_blendv_epi8(tmpl.0[v], x, shape.mask[v]);
-                _mm256_storeu_si256(p.add(8 * v).cast(), lanes)
-            };
+                _mm256_storeu_si256(p.cast(), _mm256_unpacklo_epi32(tmpl.0[0], xs));
+                _mm256_storeu_si256(p.add(8).cast(), _mm256_unpackhi_epi32(tmpl.0[0], xs));
+            }
+        } else {
+            for v in 0..N {
+                // SAFETY: lanes 8v .. 8v + 8 of the eight rows (see above); the CPU has AVX2.
+                unsafe {
+                    let x = _mm256_permutevar8x32_epi32(xs, shape.perm[v]);
+                    let lanes = _mm256_blendv_epi8(tmpl.0[v], x, shape.mask[v]);
+                    _mm256_storeu_si256(p.add(8 * v).cast(), lanes)
+                };
+            }
         }
         row += byte.count_ones() as usize;
         // SAFETY: the CPU has AVX2.
