@@ -39,8 +39,10 @@ const STACK_MAX: u64 = 1 << 17;
 static RATES: Rates = Rates::new(300);
 /// Serial executions of at least this many elements are timed for [`RATES`].
 const TIMED_MIN: u64 = 1 << 12;
-/// Bitmask words the serial path works on at a time (on the stack).
-const SERIAL_WORDS: usize = 64;
+/// Bitmask words the serial path works on at a time (on the stack): each chunk's walk pays a
+/// setup and writes its last rows one at a time (the rows past its own are not its to write
+/// ahead), so chunks much shorter than this cost more per element.
+const SERIAL_WORDS: usize = 256;
 
 /// Masks and writes every element, serially or in parallel rounds (only with a writer the
 /// workers may share); returns the row count.
@@ -69,7 +71,7 @@ pub(super) fn drive<U: Word>(
             return Ok(serial(src, rows, m, &mut [0u64; 1]));
         }
         if m < TIMED_MIN {
-            return Ok(serial(src, rows, m, &mut [0u64; SERIAL_WORDS]));
+            return Ok(serial(src, rows, m, &mut [0u64; TIMED_MIN as usize / 64]));
         }
         if m < STACK_MAX && src.min_chunk() == 0 {
             let words = &mut [0u64; SERIAL_WORDS];
