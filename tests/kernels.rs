@@ -225,7 +225,8 @@ fn nonzero_parallel() {
 
 /// Transposed inputs (line elements far apart, neighbouring lines adjacent), which are read in
 /// tiles: lines a multiple of 64 long, chunks that start and end inside a line, several types,
-/// serial and parallel.
+/// serial and parallel (a tiled chunk holds at least 1024 lines, so only inputs of more lines
+/// than that have two chunks to run in parallel: 1500 × 192 and 1100 × 128).
 #[test]
 fn nonzero_transposed() {
     common::force_parallel_paths();
@@ -236,7 +237,7 @@ fn nonzero_transposed() {
             (&[70, 128], &[1, 70], DataType::UInt8),
             (&[3, 100, 192], &[19_200, 1, 100], DataType::Int16),
             (&[33, 64], &[1, 40], DataType::Float64),
-            (&[700, 192], &[1, 700], DataType::Float32),
+            (&[1500, 192], &[1, 1500], DataType::Float32),
             (&[2, 300, 256], &[76_800, 1, 300], DataType::Float16),
             (&[1100, 128], &[1, 1100], DataType::UInt8),
         ];

@@ -57,8 +57,11 @@ pub(super) fn drive<U: Word>(
     let (tasks, chunk) = chunking(m, threads, src.min_chunk());
     // A trip to mask the first round, then one per round.
     let trips = 1 + m.div_ceil(tasks as u64 * chunk);
+    // A single chunk has nothing to split: the parallel path would only add its trips.
     let shared = match rows {
-        Writer::Parallel(rows) if cost::parallel_pays(m, &PARALLEL, &RATES, trips, workers) => {
+        Writer::Parallel(rows)
+            if m > chunk && cost::parallel_pays(m, &PARALLEL, &RATES, trips, workers) =>
+        {
             Some(rows)
         }
         _ => None,
