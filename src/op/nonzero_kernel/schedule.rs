@@ -141,10 +141,10 @@ pub(super) fn drive<U: Word>(
                     let r = range(round, i);
                     if counts[i] > 0 {
                         // SAFETY: task i writes rows firsts[i] .. firsts[i] + counts[i] (its
-                        // words have counts[i] set bits), which no other task writes, and the
-                        // writer is shared only over a layout proven disjoint, where distinct
-                        // elements have distinct addresses.
-                        unsafe { rows.emit(&words[..nwords(r)], r.0, firsts[i]) };
+                        // words have counts[i] set bits, as masking them returned), which no
+                        // other task writes, and the writer is shared only over a layout proven
+                        // disjoint, where distinct elements have distinct addresses.
+                        unsafe { rows.emit(&words[..nwords(r)], r.0, firsts[i], counts[i]) };
                     }
                     if more {
                         let (s, e) = range(round + 1, i);
@@ -186,9 +186,12 @@ fn serial<U: Word>(src: &Source<'_, U>, rows: &dyn Emit, m: u64, words: &mut [u6
     while start < m {
         let end = (start + step).min(m);
         let words = &mut words[..((end - start) as usize).div_ceil(64)];
-        if src.masks(start, end, words) > 0 {
-            // SAFETY: this thread is the only writer.
-            row += unsafe { rows.emit(words, start, row) };
+        let count = src.masks(start, end, words);
+        if count > 0 {
+            // SAFETY: `count` is the words' set bits (masking them returned it); this thread is
+            // the only writer.
+            unsafe { rows.emit(words, start, row, count) };
+            row += count;
         }
         start = end;
     }

@@ -26,10 +26,13 @@ const COMPRESS_BITS: usize = 12;
 const COMPRESS_MIN_WIDTH: u64 = 8;
 
 impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_, O, N, PACKED, S> {
-    unsafe fn emit(&self, words: &[u64], start: u64, first_row: u64) -> u64 {
-        let count: u64 = words.iter().map(|w| u64::from(w.count_ones())).sum();
+    unsafe fn emit(&self, words: &[u64], start: u64, first_row: u64, count: u64) {
+        debug_assert_eq!(
+            count,
+            words.iter().map(|w| u64::from(w.count_ones())).sum::<u64>()
+        );
         if count == 0 {
-            return 0;
+            return;
         }
         // The largest index any of these rows touches, checked once for the whole walk.
         let last = usize::try_from(first_row + count - 1)
@@ -74,7 +77,7 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_,
             };
             // SAFETY: as for the packed case below.
             unsafe { self.rest_avx2(words, start, done, row, end, last_col) };
-            return count;
+            return;
         }
         #[cfg(target_arch = "x86_64")]
         if self.isa.has_avx512()
@@ -90,7 +93,7 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_,
             // SAFETY: the rest of the words have `end - row` set bits, for rows `row .. end`, in
             // bounds and ours as above; the level allows AVX2.
             unsafe { self.rest_avx2(words, start, done, row, end, last_col) };
-            return count;
+            return;
         }
         #[cfg(target_arch = "x86_64")]
         if self.isa.has_avx2() {
@@ -105,7 +108,7 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_,
                 // SAFETY: see above.
                 unsafe { walk_avx2::<O, N, PACKED, false, S>(self, words, start, first, end) };
             }
-            return count;
+            return;
         }
         // SAFETY: see above.
         unsafe {
@@ -115,6 +118,5 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_,
                 self.walk::<false>(words, start, first, end);
             }
         }
-        count
     }
 }

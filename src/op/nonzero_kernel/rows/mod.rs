@@ -19,11 +19,12 @@ use crate::op::simd::Isa;
 /// Writes coordinate rows.
 pub(super) trait Emit {
     /// Writes one row per set bit of `words` (bit i of word w is element `start + 64 w + i`),
-    /// from row `first_row` on; returns the number of rows written.
+    /// from row `first_row` on; `count` is the number of set bits (the rows written).
     ///
     /// # Safety
-    /// No other thread may write the rows `first_row ..` that this call writes while it runs.
-    unsafe fn emit(&self, words: &[u64], start: u64, first_row: u64) -> u64;
+    /// `count` is the number of set bits in `words`; no other thread may write the rows
+    /// `first_row .. first_row + count` while this call runs.
+    unsafe fn emit(&self, words: &[u64], start: u64, first_row: u64, count: u64);
 }
 
 /// A row writer as the scheduler gets it: one that only this thread may use, or one that the
