@@ -1,5 +1,7 @@
-//! Packed rows with AVX2, in two passes over each row: first the whole row as the source of
-//! its majority (the other source, or Value when the band is outside), then the band's part.
+//! Packed rows with AVX2. Without an input, in two passes over each row: first the whole row
+//! as the source of its majority (zeros, or Value when the band is outside), then the band's
+//! part. With an input, in three parts (before, in and after the band), so that no byte is
+//! written twice.
 //! A part of 32 bytes or more is a run of vector stores, its last one ending at the part's end
 //! (overlapping the one before, with the same bytes); a shorter part is one vector blended
 //! with what the row holds, under a mask made of two table loads. The runs are
@@ -82,8 +84,8 @@ unsafe fn put(dst: *mut u8, n: usize, a: usize, b: usize, v: __m256i, src: Optio
     }
 }
 
-/// Writes packed rows `first_row ..` (as many as `chunk` holds): each row as its majority,
-/// then its band part.
+/// Writes packed rows `first_row ..` (as many as `chunk` holds): each row as its majority and
+/// then its band part, or with an input, part by part.
 ///
 /// # Safety
 /// The CPU has AVX2; a row (`band.w` elements) is at least 32 bytes long.
@@ -117,8 +119,9 @@ pub(super) unsafe fn rows_avx2<U: Word>(chunk: &mut [U], first_row: usize, band:
                     put(dst, n, lo, hi, pattern, None);
                 }
                 (false, Other::From(_)) => {
-                    put(dst, n, 0, n, zero, src);
+                    put(dst, n, 0, lo, zero, src);
                     put(dst, n, lo, hi, pattern, None);
+                    put(dst, n, hi, n, zero, src);
                 }
                 (true, Other::Keep) => {
                     put(dst, n, 0, lo, pattern, None);
@@ -129,8 +132,9 @@ pub(super) unsafe fn rows_avx2<U: Word>(chunk: &mut [U], first_row: usize, band:
                     put(dst, n, lo, hi, zero, None);
                 }
                 (true, Other::From(_)) => {
-                    fill_run(dst, 0, n, pattern);
+                    put(dst, n, 0, lo, pattern, None);
                     put(dst, n, lo, hi, zero, src);
+                    put(dst, n, hi, n, pattern, None);
                 }
             }
         }
