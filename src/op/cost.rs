@@ -5,10 +5,12 @@
 //! Three measurements feed the choice, all process-wide:
 //! - [`Rate`]: the time per unit of work (input elements, output bytes) of the kernel's own
 //!   serial executions, a moving average kept by the kernel;
-//! - the time per unit of the kernel's parallel executions, once there has been one (until
-//!   then, a perfect split plus the trips is assumed; when that rate says no, the parallel
-//!   path is still retried once every [`RETRY_NS`] (100 ms), so a busy moment does not rule it
-//!   out for good, at a cost of one trip per 100 ms);
+//! - the time per unit of the kernel's parallel executions, kept per octave of sizes (its
+//!   trips cost the same at every size, so a rate measured on large inputs would call the
+//!   parallel path cheap for small ones), once there has been one in that octave (until then,
+//!   a perfect split plus the trips is assumed; when that rate says no, the parallel path is
+//!   still retried once every [`RETRY_NS`] (100 ms), so a busy moment does not rule it out for
+//!   good, at a cost of one trip per 100 ms);
 //! - [`trip_ns`]: one trip through the workers (wake them, run one empty task each, wait),
 //!   measured the first time a kernel has a choice to make (median of five trips).
 //!
@@ -128,11 +130,12 @@ pub(crate) fn trip_ns(workers: Workers<'_>) -> u64 {
     ns
 }
 
-/// A kernel's measured serial and parallel rates. The parallel rate starts unknown (0): until
-/// a parallel execution has been timed, the choice assumes a perfect split plus the trips.
+/// A kernel's measured serial and parallel rates. The parallel rates, one per octave of sizes
+/// (units from 2^k to 2^(k+1)), start unknown (0): until a parallel execution of that octave
+/// has been timed, the choice assumes a perfect split plus the trips.
 pub(crate) struct Rates {
     pub serial: Rate,
-    pub parallel: Rate,
+    parallel: [Rate; 64],
     /// When the parallel path was last retried against its rate, in [`now_ns`] nanoseconds.
     retried: AtomicU64,
 }
@@ -150,9 +153,19 @@ impl Rates {
     pub const fn new(picos_per_unit: u64) -> Rates {
         Rates {
             serial: Rate::serial(picos_per_unit),
-            parallel: Rate::parallel(),
+            parallel: [const { Rate::parallel() }; 64],
             retried: AtomicU64::new(0),
         }
+    }
+
+    /// The parallel rate of the octave of `units`.
+    fn parallel(&self, units: u64) -> &Rate {
+        &self.parallel[units.max(1).ilog2() as usize]
+    }
+
+    /// Adds a parallel execution of `units` units that took `elapsed` to its octave's rate.
+    pub fn record_parallel(&self, units: u64, elapsed: Duration) {
+        self.parallel(units).record(units, elapsed);
     }
 
     /// True, for one caller, when the last retry was at least [`RETRY_NS`] before `now`.
@@ -206,7 +219,7 @@ fn measured_pays(
     now: impl FnOnce() -> u64,
 ) -> bool {
     let serial = rates.serial.estimate_ns(units);
-    let pays = match rates.parallel.estimate_ns(units) {
+    let pays = match rates.parallel(units).estimate_ns(units) {
         // Not measured yet: a perfect split plus the trips.
         0 => gains(serial, workers.threads as u64, trips, trip_ns(workers)),
         parallel => parallel < serial,
@@ -301,7 +314,7 @@ mod tests {
         let two = Workers::without_pool(2);
         // Serial 1 ns per unit; parallel measured at 2 ns: no, but for one retry per RETRY_NS.
         let r = Rates::new(1000);
-        r.parallel.record(1, Duration::from_nanos(2));
+        r.record_parallel(500, Duration::from_nanos(1000));
         let choices = |from: u64, to: u64, step: u64| {
             (from..to)
                 .step_by(step as usize)
@@ -324,10 +337,27 @@ mod tests {
         assert!(!measured_pays(500, &r, 1, two, || 101 * RETRY_NS - 1));
         // Parallel measured at 0.5 ns: yes, every time.
         let r = Rates::new(1000);
-        r.parallel.record(2, Duration::from_nanos(1));
+        r.record_parallel(500, Duration::from_nanos(250));
         assert!(
             measured_pays(500, &r, 1, two, || 0),
             "a faster parallel rate"
         );
+    }
+
+    #[test]
+    fn a_parallel_rate_holds_for_its_octave_only() {
+        let two = Workers::without_pool(2);
+        let r = Rates::new(1000);
+        // Measured slow (2 ns per unit) from 2^10 to 2^11 units: no there (no retry is due
+        // in the first RETRY_NS).
+        r.record_parallel(1 << 10, Duration::from_nanos(2 << 10));
+        assert!(!measured_pays(1 << 10, &r, 1, two, || 1));
+        assert!(!measured_pays((1 << 11) - 1, &r, 1, two, || 2));
+        // Fast (0.5 ns) from 2^20 on: yes there, and still no at 2^10.
+        r.record_parallel(1 << 20, Duration::from_nanos(1 << 19));
+        assert!(measured_pays(1 << 20, &r, 1, two, || 3));
+        assert!(!measured_pays(1 << 10, &r, 1, two, || 4));
+        // An octave with no measurement: estimated (a perfect split plus the trips).
+        assert_eq!(r.parallel(1 << 15).estimate_ns(1 << 15), 0);
     }
 }

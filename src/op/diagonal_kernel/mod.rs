@@ -421,7 +421,7 @@ fn run_packed<U: Word>(
         });
         // Only the sizes the choice is made for.
         if bytes < PARALLEL.ceiling {
-            RATES.parallel.record(bytes, t.elapsed());
+            RATES.record_parallel(bytes, t.elapsed());
         }
         r
     } else if (TIMED_MIN_BYTES..PARALLEL.ceiling).contains(&bytes) {

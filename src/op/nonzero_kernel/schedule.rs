@@ -162,7 +162,7 @@ pub(super) fn drive<U: Word>(
         row
     })?;
     if m < PARALLEL.ceiling {
-        RATES.parallel.record(m, t.elapsed());
+        RATES.record_parallel(m, t.elapsed());
     }
     Ok(total)
 }
