@@ -10,7 +10,9 @@
 //!   parallel path cheap for small ones), once there has been one in that octave (until then,
 //!   a perfect split plus the trips is assumed; when that rate says no, the parallel path is
 //!   still retried once every [`RETRY_NS`] (100 ms), so a busy moment does not rule it out for
-//!   good, at a cost of one trip per 100 ms);
+//!   good, at a cost of one trip per 100 ms; and when it says yes, the serial path is retried
+//!   as often, so that a serial rate last measured on smaller inputs, whose fixed costs weigh
+//!   more per unit, is measured again where the choice is made);
 //! - [`trip_ns`]: one trip through the workers (wake them, run one empty task each, wait),
 //!   measured the first time a kernel has a choice to make (median of five trips).
 //!
@@ -138,6 +140,8 @@ pub(crate) struct Rates {
     parallel: [Rate; 64],
     /// When the parallel path was last retried against its rate, in [`now_ns`] nanoseconds.
     retried: AtomicU64,
+    /// When the serial path was last retried against the parallel rate, likewise.
+    serial_retried: AtomicU64,
 }
 
 /// The parallel path is retried once per this many nanoseconds when its measured rate says no,
@@ -155,6 +159,7 @@ impl Rates {
             serial: Rate::serial(picos_per_unit),
             parallel: [const { Rate::parallel() }; 64],
             retried: AtomicU64::new(0),
+            serial_retried: AtomicU64::new(0),
         }
     }
 
@@ -168,12 +173,12 @@ impl Rates {
         self.parallel(units).record(units, elapsed);
     }
 
-    /// True, for one caller, when the last retry was at least [`RETRY_NS`] before `now`.
-    fn retry_due(&self, now: u64) -> bool {
-        let last = self.retried.load(Ordering::Relaxed);
+    /// True, for one caller, when the last retry of the path (`retried`) was at least
+    /// [`RETRY_NS`] before `now`.
+    fn retry_due(retried: &AtomicU64, now: u64) -> bool {
+        let last = retried.load(Ordering::Relaxed);
         now.saturating_sub(last) >= RETRY_NS
-            && self
-                .retried
+            && retried
                 .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
                 .is_ok()
     }
@@ -224,7 +229,11 @@ fn measured_pays(
         0 => gains(serial, workers.threads as u64, trips, trip_ns(workers)),
         parallel => parallel < serial,
     };
-    pays || rates.retry_due(now())
+    if pays {
+        !Rates::retry_due(&rates.serial_retried, now())
+    } else {
+        Rates::retry_due(&rates.retried, now())
+    }
 }
 
 /// True when `DMLS_PARALLEL=always`. Read on every call that has a choice to make (inputs of at
@@ -335,12 +344,21 @@ mod tests {
         // A late call retries at once, then waits a whole period again.
         assert!(measured_pays(500, &r, 1, two, || 100 * RETRY_NS));
         assert!(!measured_pays(500, &r, 1, two, || 101 * RETRY_NS - 1));
-        // Parallel measured at 0.5 ns: yes, every time.
+        // Parallel measured at 0.5 ns: yes, but for one serial retry per RETRY_NS.
         let r = Rates::new(1000);
         r.record_parallel(500, Duration::from_nanos(250));
-        assert!(
-            measured_pays(500, &r, 1, two, || 0),
-            "a faster parallel rate"
+        let choices = |from: u64, to: u64, step: u64| {
+            (from..to)
+                .step_by(step as usize)
+                .filter(|&t| !measured_pays(500, &r, 1, two, || t))
+                .count()
+        };
+        assert_eq!(choices(0, RETRY_NS, 1000), 0, "no serial retry at first");
+        assert_eq!(choices(RETRY_NS, 2 * RETRY_NS, 1000), 1, "one in the next");
+        assert_eq!(
+            choices(2 * RETRY_NS, 5 * RETRY_NS, 1000),
+            3,
+            "one per period"
         );
     }
 
