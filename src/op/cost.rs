@@ -4,10 +4,8 @@
 //!
 //! Three measurements feed the choice, all process-wide:
 //! - [`Rate`]: the time per unit of work (input elements, output bytes) of the kernel's own
-//!   serial executions, a moving average kept by the kernel per octave of sizes (units from
-//!   2^k to 2^(k+1): small inputs pay more per unit for the call, large ones for memory
-//!   beyond the caches), starting at a given rate;
-//! - the time per unit of the kernel's parallel executions, kept per octave too (its
+//!   serial executions, a moving average kept by the kernel;
+//! - the time per unit of the kernel's parallel executions, kept per octave of sizes (its
 //!   trips cost the same at every size, so a rate measured on large inputs would call the
 //!   parallel path cheap for small ones), once there has been one in that octave (until then,
 //!   a perfect split plus the trips is assumed; when that rate says no, the parallel path is
@@ -19,8 +17,7 @@
 //!   measured the first time a kernel has a choice to make (median of five trips).
 //!
 //! The choice is bounded by a floor (never parallel below it: too small for any machine to
-//! gain) and a ceiling (always parallel from it; the kernels set none, since on a 2-vCPU VM
-//! two threads took 1.2–1.7× one thread's time on memory-bound inputs of 16 MiB and more).
+//! gain) and a ceiling (always parallel from it: the work dwarfs any trip).
 //!
 //! `DMLS_PARALLEL=always` in the environment takes the parallel path from the floor on, so that
 //! tests reach the parallel paths whatever this machine measures (the test suite sets it).
@@ -47,8 +44,7 @@ pub(crate) struct Rate {
 }
 
 impl Rate {
-    /// A serial rate that starts at `picos_per_unit` until the first measurement (0: unknown,
-    /// and the first measurement is taken whole).
+    /// A serial rate that starts at `picos_per_unit` until the first measurement.
     pub const fn serial(picos_per_unit: u64) -> Rate {
         Rate {
             picos_per_unit: AtomicU64::new(picos_per_unit),
@@ -136,14 +132,11 @@ pub(crate) fn trip_ns(workers: Workers<'_>) -> u64 {
     ns
 }
 
-/// A kernel's measured serial and parallel rates, one of each per octave of sizes (units from
-/// 2^k to 2^(k+1)). A serial rate not measured yet is taken as the kernel's starting rate; a
-/// parallel one starts unknown (0): until a parallel execution of that octave has been timed,
-/// the choice assumes a perfect split plus the trips.
+/// A kernel's measured serial and parallel rates. The parallel rates, one per octave of sizes
+/// (units from 2^k to 2^(k+1)), start unknown (0): until a parallel execution of that octave
+/// has been timed, the choice assumes a perfect split plus the trips.
 pub(crate) struct Rates {
-    /// The serial rate of an octave not measured yet, in picoseconds per unit.
-    initial: u64,
-    serial: [Rate; 64],
+    pub serial: Rate,
     parallel: [Rate; 64],
     /// When the parallel path was last retried against its rate, in [`now_ns`] nanoseconds.
     retried: AtomicU64,
@@ -163,24 +156,10 @@ impl Rates {
     /// Rates starting at a serial `picos_per_unit` and an unknown parallel one.
     pub const fn new(picos_per_unit: u64) -> Rates {
         Rates {
-            initial: picos_per_unit,
-            serial: [const { Rate::serial(0) }; 64],
+            serial: Rate::serial(picos_per_unit),
             parallel: [const { Rate::parallel() }; 64],
             retried: AtomicU64::new(0),
             serial_retried: AtomicU64::new(0),
-        }
-    }
-
-    /// The serial rate of the octave of `units` (for [`timed`]).
-    pub fn serial(&self, units: u64) -> &Rate {
-        &self.serial[units.max(1).ilog2() as usize]
-    }
-
-    /// The estimated serial time of `units` units, in nanoseconds.
-    fn serial_ns(&self, units: u64) -> u64 {
-        match self.serial(units).estimate_ns(units) {
-            0 => units.saturating_mul(self.initial) / 1000,
-            ns => ns,
         }
     }
 
@@ -244,7 +223,7 @@ fn measured_pays(
     workers: Workers<'_>,
     now: impl FnOnce() -> u64,
 ) -> bool {
-    let serial = rates.serial_ns(units);
+    let serial = rates.serial.estimate_ns(units);
     let pays = match rates.parallel(units).estimate_ns(units) {
         // Not measured yet: a perfect split plus the trips.
         0 => gains(serial, workers.threads as u64, trips, trip_ns(workers)),
@@ -381,24 +360,6 @@ mod tests {
             3,
             "one per period"
         );
-    }
-
-    #[test]
-    fn a_serial_rate_holds_for_its_octave_only() {
-        let two = Workers::without_pool(2);
-        // Starting at 1 ns per unit, parallel measured at 0.75 ns in two octaves.
-        let r = Rates::new(1000);
-        r.record_parallel(1 << 10, Duration::from_nanos(768));
-        r.record_parallel(1 << 20, Duration::from_nanos(786_432));
-        assert!(measured_pays(1 << 10, &r, 1, two, || 1));
-        assert!(measured_pays(1 << 20, &r, 1, two, || 2));
-        // Serial measured at 0.5 ns from 2^20 on: no there, still yes at 2^10.
-        r.serial(1 << 20)
-            .record(1 << 20, Duration::from_nanos(1 << 19));
-        assert_eq!(r.serial_ns(1 << 20), 1 << 19);
-        assert_eq!(r.serial_ns(1 << 10), 1 << 10);
-        assert!(!measured_pays(1 << 20, &r, 1, two, || 3));
-        assert!(measured_pays(1 << 10, &r, 1, two, || 4));
     }
 
     #[test]

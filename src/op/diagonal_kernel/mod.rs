@@ -22,12 +22,11 @@ mod band;
 
 use band::{segments, Band, Other, Segments};
 
-/// Outputs below the floor (bytes) are written on one thread; from it, on one thread or split
-/// across the workers (with more than one) as measured ([`cost`]), at every size: with a
-/// ceiling of 16 MiB, two threads took 1.2–1.7× one thread's time above it on a 2-vCPU VM.
+/// Outputs below the floor (bytes) are written on one thread, from the ceiling split across
+/// the workers (with more than one); in between, as measured ([`cost`]).
 const PARALLEL: Bounds = Bounds {
     floor: 64 << 10,
-    ceiling: u64::MAX,
+    ceiling: 16 << 20,
 };
 /// The serial and parallel paths' times per output byte (serial starting at 0.05 ns).
 static RATES: Rates = Rates::new(50);
@@ -420,10 +419,13 @@ fn run_packed<U: Word>(
                 .enumerate()
                 .for_each(|(t, chunk)| do_rows(t * rows_per_task, chunk))
         });
-        RATES.record_parallel(bytes, t.elapsed());
+        // Only the sizes the choice is made for.
+        if bytes < PARALLEL.ceiling {
+            RATES.record_parallel(bytes, t.elapsed());
+        }
         r
-    } else if bytes >= TIMED_MIN_BYTES {
-        cost::timed(RATES.serial(bytes), bytes, || do_rows(0, out));
+    } else if (TIMED_MIN_BYTES..PARALLEL.ceiling).contains(&bytes) {
+        cost::timed(&RATES.serial, bytes, || do_rows(0, out));
         Ok(())
     } else {
         do_rows(0, out);

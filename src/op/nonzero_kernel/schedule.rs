@@ -26,12 +26,11 @@ const TASKS_PER_WORKER: usize = 8;
 /// The most workers one execution uses.
 const MAX_THREADS: usize = 64;
 const MAX_TASKS: usize = MAX_THREADS * TASKS_PER_WORKER;
-/// Inputs below the floor run serially; from it, serially or in parallel (with more than one
-/// thread) as measured ([`cost`]), at every size: with a ceiling of 2^22 elements, two threads
-/// took 1.2–1.5× one thread's time above it on a 2-vCPU VM.
+/// Inputs below the floor run serially, inputs from the ceiling in parallel (with more than one
+/// thread); in between, as measured ([`cost`]).
 const PARALLEL: Bounds = Bounds {
     floor: 1 << 14,
-    ceiling: u64::MAX,
+    ceiling: 1 << 22,
 };
 /// Serial inputs below this many elements mask `SERIAL_WORDS` words at a time on the stack
 /// (unless the source is tiled and wants whole pages of lines); larger ones a heap chunk.
@@ -79,7 +78,7 @@ pub(super) fn drive<U: Word>(
         }
         if m < STACK_MAX && src.min_chunk() == 0 {
             let words = &mut [0u64; SERIAL_WORDS];
-            return Ok(cost::timed(RATES.serial(m), m, || {
+            return Ok(cost::timed(&RATES.serial, m, || {
                 serial(src, rows, m, words)
             }));
         }
@@ -88,7 +87,7 @@ pub(super) fn drive<U: Word>(
         heap.try_reserve_exact(n)
             .map_err(|_| Error::OutOfMemory(format!("{OP}: no memory for a bitmask chunk")))?;
         heap.resize(n, 0);
-        return Ok(cost::timed(RATES.serial(m), m, || {
+        return Ok(cost::timed(&RATES.serial, m, || {
             serial(src, rows, m, &mut heap)
         }));
     };
@@ -162,7 +161,9 @@ pub(super) fn drive<U: Word>(
         }
         row
     })?;
-    RATES.record_parallel(m, t.elapsed());
+    if m < PARALLEL.ceiling {
+        RATES.record_parallel(m, t.elapsed());
+    }
     Ok(total)
 }
 
