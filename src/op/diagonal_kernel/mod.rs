@@ -1,11 +1,13 @@
 //! The DIAGONAL_MATRIX1 / DIAGONAL_MATRIX kernel (see `diagonal.rs` for how it works).
 //!
-//! Packed outputs go row by row: with AVX2, rows of 32 bytes to 2 KiB (512 bytes without an
-//! input) as vector runs and blends (`avx2`); otherwise rows under 64 bytes element by element
-//! with branch-free selects, wider ones as slice fills and copies; and outputs of 8 MiB and
-//! more through a [`StreamWriter`] (non-temporal stores, with runs merged across rows). Large
-//! outputs are split into row ranges across the workers. Strided layouts go segment by
-//! segment, element by element.
+//! Packed outputs go row by row: without an input and with a narrow band of Value (an
+//! identity), a chunk of rows as one fill of zeros and then the band ([`zeros_then_band`]);
+//! with AVX2, rows of 32 bytes to 2 KiB (512 bytes without an input) as vector runs and blends
+//! (`avx2`); otherwise rows under 64 bytes element by element with branch-free selects, wider
+//! ones as slice fills and copies; and outputs of 8 MiB and more through a [`StreamWriter`]
+//! (non-temporal stores, with runs merged across rows). With AVX-512, rows go through
+//! `rows_avx512` before any of these but streaming. Large outputs are split into row ranges
+//! across the workers. Strided layouts go segment by segment, element by element.
 
 use rayon::prelude::*;
 
