@@ -2,17 +2,20 @@
 //! size tuned on one machine but the size at which, on this machine, the work split over the
 //! workers plus the trips through the pool takes less time than the work on one thread.
 //!
-//! Three measurements feed the choice, all process-wide:
+//! Three measurements feed the choice, all process-wide, the first two kept by each kernel per
+//! class of its work ([`Rates`]: one kind of input and output layout and element size, whose
+//! cost per unit differs from another's by up to several times):
 //! - [`Rate`]: the time per unit of work (input elements, output bytes) of the kernel's own
-//!   serial executions, a moving average kept by the kernel;
-//! - the time per unit of the kernel's parallel executions, kept per octave of sizes (its
+//!   serial executions, a moving average kept per octave of sizes (units from
+//!   2^k to 2^(k+1): small inputs pay more per unit for the call, large ones for memory
+//!   beyond the caches), starting at a given rate;
+//! - the time per unit of the kernel's parallel executions, kept per octave too (its
 //!   trips cost the same at every size, so a rate measured on large inputs would call the
 //!   parallel path cheap for small ones), once there has been one in that octave (until then,
 //!   a perfect split plus the trips is assumed; when that rate says no, the parallel path is
 //!   still retried once every [`RETRY_NS`] (100 ms), so a busy moment does not rule it out for
 //!   good, at a cost of one trip per 100 ms; and when it says yes, the serial path is retried
-//!   as often, so that a serial rate last measured on smaller inputs, whose fixed costs weigh
-//!   more per unit, is measured again where the choice is made);
+//!   as often, so that the serial rate stays current too);
 //! - [`trip_ns`]: one trip through the workers (wake them, run one empty task each, wait),
 //!   measured the first time a kernel has a choice to make (median of five trips).
 //!
@@ -38,28 +41,33 @@ use crate::pool::Workers;
 /// more, which keeps the workers spinning (measured: a 2^14-element NonZero on two vCPUs took
 /// 1.04–1.4× the one-thread time that way). A parallel rate ([`Rate::parallel`]) is an
 /// even average (each execution counts an eighth): its cost is what it costs.
-pub(crate) struct Rate {
+pub(crate) struct Rate<const LEAN_FAST: bool> {
     picos_per_unit: AtomicU64,
-    lean_fast: bool,
 }
 
-impl Rate {
-    /// A serial rate that starts at `picos_per_unit` until the first measurement.
-    pub const fn serial(picos_per_unit: u64) -> Rate {
+/// A serial rate (leans towards fast executions).
+pub(crate) type SerialRate = Rate<true>;
+
+impl Rate<true> {
+    /// A serial rate that starts at `picos_per_unit` until the first measurement (0: unknown,
+    /// and the first measurement is taken whole).
+    pub const fn serial(picos_per_unit: u64) -> SerialRate {
         Rate {
             picos_per_unit: AtomicU64::new(picos_per_unit),
-            lean_fast: true,
         }
     }
+}
 
+impl Rate<false> {
     /// A parallel rate, unknown (0) until its first measurement, which it takes whole.
-    pub const fn parallel() -> Rate {
+    pub const fn parallel() -> Rate<false> {
         Rate {
             picos_per_unit: AtomicU64::new(0),
-            lean_fast: false,
         }
     }
+}
 
+impl<const LEAN_FAST: bool> Rate<LEAN_FAST> {
     /// The estimated time of `units` units, in nanoseconds (0 while a parallel rate is unknown).
     pub fn estimate_ns(&self, units: u64) -> u64 {
         units.saturating_mul(self.picos_per_unit.load(Ordering::Relaxed)) / 1000
@@ -76,7 +84,7 @@ impl Rate {
         // The first measurement of an unknown rate is taken whole.
         let new = if old == 0 {
             sample
-        } else if !self.lean_fast {
+        } else if !LEAN_FAST {
             old - old / 8 + sample / 8
         } else if sample < old {
             old - (old - sample) / 2
@@ -89,7 +97,7 @@ impl Rate {
 
 /// Times `f` and records it in `rate` as `units` units of serial work.
 #[inline]
-pub(crate) fn timed<R>(rate: &Rate, units: u64, f: impl FnOnce() -> R) -> R {
+pub(crate) fn timed<R>(rate: &SerialRate, units: u64, f: impl FnOnce() -> R) -> R {
     let t = Instant::now();
     let r = f();
     rate.record(units, t.elapsed());
@@ -132,12 +140,24 @@ pub(crate) fn trip_ns(workers: Workers<'_>) -> u64 {
     ns
 }
 
-/// A kernel's measured serial and parallel rates. The parallel rates, one per octave of sizes
-/// (units from 2^k to 2^(k+1)), start unknown (0): until a parallel execution of that octave
-/// has been timed, the choice assumes a perfect split plus the trips.
-pub(crate) struct Rates {
-    pub serial: Rate,
-    parallel: [Rate; 64],
+/// Octaves of sizes with rates of their own: units from 2^k to 2^(k+1) for k below 39, and
+/// all from 2^39 on.
+const OCTAVES: usize = 40;
+
+/// The octave of `units`.
+fn octave(units: u64) -> usize {
+    (units.max(1).ilog2() as usize).min(OCTAVES - 1)
+}
+
+/// A kernel's measured serial and parallel rates for one class of its work (inputs and outputs
+/// of one kind of layout and element size), one of each per octave of sizes. A serial rate not
+/// measured yet is taken as `INITIAL` picoseconds per unit; a parallel one starts unknown (0):
+/// until a parallel execution of that octave has been timed, the choice assumes a perfect
+/// split plus the trips. All zeros until measured, so a kernel's table of classes costs no
+/// space in the library file.
+pub(crate) struct Rates<const INITIAL: u64> {
+    serial: [SerialRate; OCTAVES],
+    parallel: [Rate<false>; OCTAVES],
     /// When the parallel path was last retried against its rate, in [`now_ns`] nanoseconds.
     retried: AtomicU64,
     /// When the serial path was last retried against the parallel rate, likewise.
@@ -152,36 +172,49 @@ pub(crate) struct Rates {
 /// trip is many executions' worth of work.)
 const RETRY_NS: u64 = 100_000_000;
 
-impl Rates {
-    /// Rates starting at a serial `picos_per_unit` and an unknown parallel one.
-    pub const fn new(picos_per_unit: u64) -> Rates {
+impl<const INITIAL: u64> Rates<INITIAL> {
+    /// Rates not measured yet.
+    pub const fn new() -> Self {
         Rates {
-            serial: Rate::serial(picos_per_unit),
-            parallel: [const { Rate::parallel() }; 64],
+            serial: [const { Rate::serial(0) }; OCTAVES],
+            parallel: [const { Rate::parallel() }; OCTAVES],
             retried: AtomicU64::new(0),
             serial_retried: AtomicU64::new(0),
         }
     }
 
+    /// The serial rate of the octave of `units` (for [`timed`]).
+    pub fn serial(&self, units: u64) -> &SerialRate {
+        &self.serial[octave(units)]
+    }
+
+    /// The estimated serial time of `units` units, in nanoseconds.
+    fn serial_ns(&self, units: u64) -> u64 {
+        match self.serial(units).estimate_ns(units) {
+            0 => units.saturating_mul(INITIAL) / 1000,
+            ns => ns,
+        }
+    }
+
     /// The parallel rate of the octave of `units`.
-    fn parallel(&self, units: u64) -> &Rate {
-        &self.parallel[units.max(1).ilog2() as usize]
+    fn parallel(&self, units: u64) -> &Rate<false> {
+        &self.parallel[octave(units)]
     }
 
     /// Adds a parallel execution of `units` units that took `elapsed` to its octave's rate.
     pub fn record_parallel(&self, units: u64, elapsed: Duration) {
         self.parallel(units).record(units, elapsed);
     }
+}
 
-    /// True, for one caller, when the last retry of the path (`retried`) was at least
-    /// [`RETRY_NS`] before `now`.
-    fn retry_due(retried: &AtomicU64, now: u64) -> bool {
-        let last = retried.load(Ordering::Relaxed);
-        now.saturating_sub(last) >= RETRY_NS
-            && retried
-                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
-                .is_ok()
-    }
+/// True, for one caller, when the last retry of the path (`retried`) was at least
+/// [`RETRY_NS`] before `now`.
+fn retry_due(retried: &AtomicU64, now: u64) -> bool {
+    let last = retried.load(Ordering::Relaxed);
+    now.saturating_sub(last) >= RETRY_NS
+        && retried
+            .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
 }
 
 /// Nanoseconds since the first call in this process (a monotonic clock).
@@ -201,10 +234,10 @@ pub(crate) struct Bounds {
 /// True when `units` of work should run in parallel on `workers`: more than one thread, at
 /// least the floor, and either the ceiling or a measured gain — the serial estimate split
 /// over the threads plus `trips` trips through the pool is less than the serial estimate.
-pub(crate) fn parallel_pays(
+pub(crate) fn parallel_pays<const I: u64>(
     units: u64,
     bounds: &Bounds,
-    rates: &Rates,
+    rates: &Rates<I>,
     trips: u64,
     workers: Workers<'_>,
 ) -> bool {
@@ -216,23 +249,23 @@ pub(crate) fn parallel_pays(
 
 /// The measured part of [`parallel_pays`] (no bounds, no `DMLS_PARALLEL`), with the clock
 /// `now` (nanoseconds) that times the retries.
-fn measured_pays(
+fn measured_pays<const I: u64>(
     units: u64,
-    rates: &Rates,
+    rates: &Rates<I>,
     trips: u64,
     workers: Workers<'_>,
     now: impl FnOnce() -> u64,
 ) -> bool {
-    let serial = rates.serial.estimate_ns(units);
+    let serial = rates.serial_ns(units);
     let pays = match rates.parallel(units).estimate_ns(units) {
         // Not measured yet: a perfect split plus the trips.
         0 => gains(serial, workers.threads as u64, trips, trip_ns(workers)),
         parallel => parallel < serial,
     };
     if pays {
-        !Rates::retry_due(&rates.serial_retried, now())
+        !retry_due(&rates.serial_retried, now())
     } else {
-        Rates::retry_due(&rates.retried, now())
+        retry_due(&rates.retried, now())
     }
 }
 
@@ -310,19 +343,22 @@ mod tests {
             floor: 100,
             ceiling: 1000,
         };
-        let slow = Rates::new(u64::MAX / 4);
+        let slow = Rates::<{ u64::MAX / 4 }>::new();
         let one = Workers::without_pool(1);
         assert!(!parallel_pays(1 << 40, &b, &slow, 1, one), "one thread");
         let two = Workers::without_pool(2);
         assert!(!parallel_pays(99, &b, &slow, 1, two), "below the floor");
-        assert!(parallel_pays(1000, &b, &Rates::new(1), 1, two), "ceiling");
+        assert!(
+            parallel_pays(1000, &b, &Rates::<1>::new(), 1, two),
+            "ceiling"
+        );
     }
 
     #[test]
     fn measured_rates_decide_between_the_bounds() {
         let two = Workers::without_pool(2);
         // Serial 1 ns per unit; parallel measured at 2 ns: no, but for one retry per RETRY_NS.
-        let r = Rates::new(1000);
+        let r = Rates::<1000>::new();
         r.record_parallel(500, Duration::from_nanos(1000));
         let choices = |from: u64, to: u64, step: u64| {
             (from..to)
@@ -345,7 +381,7 @@ mod tests {
         assert!(measured_pays(500, &r, 1, two, || 100 * RETRY_NS));
         assert!(!measured_pays(500, &r, 1, two, || 101 * RETRY_NS - 1));
         // Parallel measured at 0.5 ns: yes, but for one serial retry per RETRY_NS.
-        let r = Rates::new(1000);
+        let r = Rates::<1000>::new();
         r.record_parallel(500, Duration::from_nanos(250));
         let choices = |from: u64, to: u64, step: u64| {
             (from..to)
@@ -363,9 +399,27 @@ mod tests {
     }
 
     #[test]
+    fn a_serial_rate_holds_for_its_octave_only() {
+        let two = Workers::without_pool(2);
+        // Starting at 1 ns per unit, parallel measured at 0.75 ns in two octaves.
+        let r = Rates::<1000>::new();
+        r.record_parallel(1 << 10, Duration::from_nanos(768));
+        r.record_parallel(1 << 20, Duration::from_nanos(786_432));
+        assert!(measured_pays(1 << 10, &r, 1, two, || 1));
+        assert!(measured_pays(1 << 20, &r, 1, two, || 2));
+        // Serial measured at 0.5 ns from 2^20 on: no there, still yes at 2^10.
+        r.serial(1 << 20)
+            .record(1 << 20, Duration::from_nanos(1 << 19));
+        assert_eq!(r.serial_ns(1 << 20), 1 << 19);
+        assert_eq!(r.serial_ns(1 << 10), 1 << 10);
+        assert!(!measured_pays(1 << 20, &r, 1, two, || 3));
+        assert!(measured_pays(1 << 10, &r, 1, two, || 4));
+    }
+
+    #[test]
     fn a_parallel_rate_holds_for_its_octave_only() {
         let two = Workers::without_pool(2);
-        let r = Rates::new(1000);
+        let r = Rates::<1000>::new();
         // Measured slow (2 ns per unit) from 2^10 to 2^11 units: no there (no retry is due
         // in the first RETRY_NS).
         r.record_parallel(1 << 10, Duration::from_nanos(2 << 10));

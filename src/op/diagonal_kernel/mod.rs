@@ -30,8 +30,21 @@ const PARALLEL: Bounds = Bounds {
     floor: 64 << 10,
     ceiling: 16 << 20,
 };
-/// The serial and parallel paths' times per output byte (serial starting at 0.05 ns).
-static RATES: Rates = Rates::new(50);
+/// The serial and parallel paths' times per output byte (serial starting at 0.05 ns), one set
+/// per class of work: what lies outside the band (zeros, the output itself, an input) by the
+/// element size. Copying costs more per byte than filling, and small elements more per byte
+/// than large ones, so rates measured on one class would choose wrongly for another.
+static RATES: [Rates<50>; 12] = [const { Rates::new() }; 12];
+
+/// The class of rates for rows of `U` with `other` outside the band.
+fn rates<U: Word>(other: &Other<'_, U>) -> &'static Rates<50> {
+    let kind = match other {
+        Other::Zero => 0,
+        Other::Keep => 1,
+        Other::From(_) => 2,
+    };
+    &RATES[kind * 4 + U::SIZE.trailing_zeros() as usize]
+}
 /// Serial executions of at least this many output bytes are timed for [`RATES`].
 const TIMED_MIN_BYTES: u64 = 16 << 10;
 /// Outputs of at least this many bytes (too many to stay in cache for whoever reads them next)
@@ -413,7 +426,8 @@ fn run_packed<U: Word>(
             }
         }
     };
-    if cost::parallel_pays(bytes, &PARALLEL, &RATES, 1, workers) {
+    let rates = rates(&other);
+    if cost::parallel_pays(bytes, &PARALLEL, rates, 1, workers) {
         let rows_per_task = rows.div_ceil(workers.threads * 8).max(1);
         let t = std::time::Instant::now();
         let r = workers.run(|| {
@@ -423,11 +437,11 @@ fn run_packed<U: Word>(
         });
         // Only the sizes the choice is made for.
         if bytes < PARALLEL.ceiling {
-            RATES.record_parallel(bytes, t.elapsed());
+            rates.record_parallel(bytes, t.elapsed());
         }
         r
     } else if (TIMED_MIN_BYTES..PARALLEL.ceiling).contains(&bytes) {
-        cost::timed(&RATES.serial, bytes, || do_rows(0, out));
+        cost::timed(rates.serial(bytes), bytes, || do_rows(0, out));
         Ok(())
     } else {
         do_rows(0, out);

@@ -27,7 +27,9 @@ const TASKS_PER_WORKER: usize = 8;
 const MAX_THREADS: usize = 64;
 const MAX_TASKS: usize = MAX_THREADS * TASKS_PER_WORKER;
 /// Inputs below the floor run serially, inputs from the ceiling in parallel (with more than one
-/// thread); in between, as measured ([`cost`]).
+/// thread); in between, as measured ([`cost`]). Without the ceiling the measured choice went
+/// either way above it on a 2-vCPU VM, where two threads took from 0.55× to 1.5× one thread's
+/// time depending on the moment; on a machine with real cores to spare, large inputs gain.
 const PARALLEL: Bounds = Bounds {
     floor: 1 << 14,
     ceiling: 1 << 22,
@@ -35,8 +37,18 @@ const PARALLEL: Bounds = Bounds {
 /// Serial inputs below this many elements mask `SERIAL_WORDS` words at a time on the stack
 /// (unless the source is tiled and wants whole pages of lines); larger ones a heap chunk.
 const STACK_MAX: u64 = 1 << 17;
-/// The serial and parallel paths' times per input element (serial starting at 0.3 ns).
-static RATES: Rates = Rates::new(300);
+/// The serial and parallel paths' times per input element (serial starting at 0.3 ns), one set
+/// per class of work: how the input is read (packed, gathered, tiled) by its element size, by
+/// the coordinates' layout (packed or not) and width. A gathered input or strided coordinates
+/// cost several times a packed one per element, so rates measured on one class would choose
+/// wrongly for another.
+static RATES: [Rates<300>; 48] = [const { Rates::new() }; 48];
+
+/// The class of rates for `src` and `plan`'s coordinates.
+fn rates<U: Word>(src: &Source<'_, U>, plan: &NonZeroPlan) -> &'static Rates<300> {
+    let coords = usize::from(!plan.coords.packed) + 2 * usize::from(plan.coords.dtype.size() == 8);
+    &RATES[src.class() * 16 + U::SIZE.trailing_zeros() as usize * 4 + coords]
+}
 /// Serial executions of at least this many elements are timed for [`RATES`].
 const TIMED_MIN: u64 = 1 << 12;
 /// Bitmask words the serial path works on at a time (on the stack): each chunk's walk pays a
@@ -55,12 +67,13 @@ pub(super) fn drive<U: Word>(
     let m = plan.input.elements;
     let threads = workers.threads.min(MAX_THREADS);
     let (tasks, chunk) = chunking(m, threads, src.min_chunk());
+    let rates = rates(src, plan);
     // A trip to mask the first round, then one per round.
     let trips = 1 + m.div_ceil(tasks as u64 * chunk);
     // A single chunk has nothing to split: the parallel path would only add its trips.
     let shared = match rows {
         Writer::Parallel(rows)
-            if m > chunk && cost::parallel_pays(m, &PARALLEL, &RATES, trips, workers) =>
+            if m > chunk && cost::parallel_pays(m, &PARALLEL, rates, trips, workers) =>
         {
             Some(rows)
         }
@@ -78,7 +91,7 @@ pub(super) fn drive<U: Word>(
         }
         if m < STACK_MAX && src.min_chunk() == 0 {
             let words = &mut [0u64; SERIAL_WORDS];
-            return Ok(cost::timed(&RATES.serial, m, || {
+            return Ok(cost::timed(rates.serial(m), m, || {
                 serial(src, rows, m, words)
             }));
         }
@@ -87,7 +100,7 @@ pub(super) fn drive<U: Word>(
         heap.try_reserve_exact(n)
             .map_err(|_| Error::OutOfMemory(format!("{OP}: no memory for a bitmask chunk")))?;
         heap.resize(n, 0);
-        return Ok(cost::timed(&RATES.serial, m, || {
+        return Ok(cost::timed(rates.serial(m), m, || {
             serial(src, rows, m, &mut heap)
         }));
     };
@@ -161,8 +174,9 @@ pub(super) fn drive<U: Word>(
         }
         row
     })?;
+    // Only the sizes the choice is made for.
     if m < PARALLEL.ceiling {
-        RATES.record_parallel(m, t.elapsed());
+        rates.record_parallel(m, t.elapsed());
     }
     Ok(total)
 }

@@ -30,6 +30,15 @@ impl<'a, U: Word> Source<'a, U> {
         }
     }
 
+    /// How the input is read: 0 packed, 1 gathered through its strides, 2 in tiles.
+    pub fn class(&self) -> usize {
+        match (&self.strided, self.tiled) {
+            (None, _) => 0,
+            (Some(_), None) => 1,
+            (Some(_), Some(_)) => 2,
+        }
+    }
+
     /// The fewest elements a chunk should hold: for a tiled input, `64 × GROUPS` whole lines
     /// (so that each of its columns is read a page at a time), else 0.
     pub fn min_chunk(&self) -> u64 {
@@ -366,8 +375,29 @@ impl StridedCursor {
 
 #[cfg(test)]
 mod tests {
-    use super::transpose64;
+    use super::{transpose64, Source};
+    use crate::op::simd::Isa;
+    use crate::tensor::{Ctx, DataType, Layout, TensorDesc};
     use crate::test_util::xorshift;
+
+    /// Packed, gathered and tiled inputs are three classes of work (each has its own rates).
+    #[test]
+    fn each_way_of_reading_is_its_own_class() {
+        let ctx = Ctx {
+            op: "TEST",
+            tensor: "InputTensor",
+        };
+        let class = |sizes: &[u32], strides: &[u32]| {
+            let desc = TensorDesc::with_strides(DataType::Float32, sizes, strides);
+            let l = Layout::validate(&desc, DataType::Float32, ctx, u64::from(u32::MAX))
+                .expect("a valid layout");
+            let bytes = vec![0u8; l.total_bytes as usize];
+            Source::<u32>::new(&bytes, &l, u32::MAX, Isa::detect()).class()
+        };
+        assert_eq!(class(&[64, 128], &[128, 1]), 0, "packed");
+        assert_eq!(class(&[64, 128], &[1, 0]), 1, "broadcast rows: gathered");
+        assert_eq!(class(&[64, 128], &[1, 64]), 2, "transposed: tiled");
+    }
 
     #[test]
     fn transpose64_moves_every_bit() {
