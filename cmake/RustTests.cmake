@@ -39,10 +39,11 @@ if(DMLS_RUST_LINTS)
     message(STATUS "cargo fmt not found: the cargo_fmt test is not registered")
   endif()
 
-  # rustdoc of the crate only (no dependencies), every warning an error.
+  # rustdoc of the crate only (no dependencies), private items too (their links are the
+  # maintainers' map of the code), every warning an error.
   add_test(NAME cargo_doc
     COMMAND "${CMAKE_COMMAND}" -E env RUSTDOCFLAGS=-Dwarnings "${DMLS_CARGO_ENV}"
-            "${CARGO}" doc --release --no-deps --lib ${_dmls_cargo_common}
+            "${CARGO}" doc --release --no-deps --lib --document-private-items ${_dmls_cargo_common}
     WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
   set_tests_properties(cargo_doc PROPERTIES RESOURCE_LOCK cargo TIMEOUT 900)
 endif()

@@ -9,8 +9,36 @@ pub(crate) struct Collision {
     pub offset: u64,
 }
 
+/// [`overlap`] without a budget, as an `Option` (for tests).
+#[cfg(test)]
+pub(crate) fn find_collision(sizes: &[u32], strides: &[u64]) -> Option<Collision> {
+    match overlap(sizes, strides, u64::MAX) {
+        Overlap::Collides(c) => Some(c),
+        Overlap::Disjoint => None,
+        Overlap::Unsettled => unreachable!("no budget"),
+    }
+}
+
+/// The steps step 3 of [`overlap`] may take at operator creation (a few milliseconds, a
+/// few tens of MB at most). No layout a real program uses comes near it: what survives step 2
+/// collides after a handful of steps or is small. A layout the search cannot settle within it
+/// is accepted and written by one thread, in element order, rather than have a crafted desc
+/// hang or exhaust memory at creation.
+pub(crate) const SEARCH_BUDGET: u64 = 1 << 20;
+
+/// What [`overlap`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Overlap {
+    /// No two elements share an address.
+    Disjoint,
+    /// These two do.
+    Collides(Collision),
+    /// The search ran out of its budget before it could tell.
+    Unsettled,
+}
+
 /// Decides exactly whether two elements of a strided tensor share an address, and returns two
-/// such elements when they do.
+/// such elements when they do, within `budget` steps of the search (step 3 below).
 ///
 /// Strides count elements, so for element types of at least one byte two elements share a byte
 /// exactly when their element offsets `Σ i_k · stride_k` are equal. (Sub-byte types, UINT4 and
@@ -38,34 +66,6 @@ pub(crate) struct Collision {
 ///    Diophantine equations) is NP-hard in general, so no method is polynomial in the bits of
 ///    the strides for every input; at most 8 dimensions keep the search small, and
 ///    [`SEARCH_BUDGET`] bounds it for layouts built to defeat it.
-#[cfg(test)]
-pub(crate) fn find_collision(sizes: &[u32], strides: &[u64]) -> Option<Collision> {
-    match overlap(sizes, strides, u64::MAX) {
-        Overlap::Collides(c) => Some(c),
-        Overlap::Disjoint => None,
-        Overlap::Unsettled => unreachable!("no budget"),
-    }
-}
-
-/// The steps step 3 of [`find_collision`] may take at operator creation (a few milliseconds, a
-/// few tens of MB at most). No layout a real program uses comes near it: what survives step 2
-/// collides after a handful of steps or is small. A layout the search cannot settle within it
-/// is accepted and written by one thread, in element order, rather than have a crafted desc
-/// hang or exhaust memory at creation.
-pub(crate) const SEARCH_BUDGET: u64 = 1 << 20;
-
-/// What [`overlap`] found.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Overlap {
-    /// No two elements share an address.
-    Disjoint,
-    /// These two do.
-    Collides(Collision),
-    /// The search ran out of its budget before it could tell.
-    Unsettled,
-}
-
-/// [`find_collision`] with at most `budget` search steps.
 pub(crate) fn overlap(sizes: &[u32], strides: &[u64], budget: u64) -> Overlap {
     let dims = sizes.len();
     // (stride, size, original dimension) of each dimension larger than 1.
@@ -120,7 +120,7 @@ pub(crate) fn overlap(sizes: &[u32], strides: &[u64], budget: u64) -> Overlap {
 /// The search took more steps than its budget.
 struct OutOfBudget;
 
-/// Step 3 of [`find_collision`]: a nonzero `d` with `|d_j| < size_j` and `Σ d_j · stride_j = 0`.
+/// Step 3 of [`overlap`]: a nonzero `d` with `|d_j| < size_j` and `Σ d_j · stride_j = 0`.
 fn search_difference(
     live: &[(u64, u64, usize)],
     reach: &[u128],
