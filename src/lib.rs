@@ -36,3 +36,25 @@ pub use error::{Error, Result};
 pub use op::{Input, OperatorDesc};
 pub use tensor::{calc_buffer_tensor_size, DataType, TensorDesc};
 pub use version::{DMLS_VERSION_MAJOR, DMLS_VERSION_MINOR, DMLS_VERSION_PATCH};
+
+/// Sets the SIMD level of this process from now on, as `DMLS_SIMD` does at start-up, so that
+/// a benchmark can alternate the levels in one process: `"portable"`, `"sse2"`, `"avx2"` or
+/// `"avx512"`, lowered to the best level the CPU has. Returns the name of the level set, or
+/// `None` (and changes nothing) for another name. Not part of the supported API.
+#[doc(hidden)]
+pub fn force_simd_level(name: &str) -> Option<&'static str> {
+    use op::simd::isa::{Isa, Level};
+    let cap = match name {
+        "portable" => Level::Portable,
+        "sse2" => Level::Sse2,
+        "avx2" => Level::Avx2,
+        "avx512" => Level::Avx512,
+        _ => return None,
+    };
+    Some(match Isa::force(cap).level() {
+        Level::Portable => "portable",
+        Level::Sse2 => "sse2",
+        Level::Avx2 => "avx2",
+        Level::Avx512 => "avx512",
+    })
+}

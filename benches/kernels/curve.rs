@@ -14,7 +14,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
 use crate::operators::{make_data, prepare, Prepared, PREFAULT};
-use crate::workloads::Kind;
+use crate::workloads::{Coords, Kind};
 use directml_subset::dml::DML_TENSOR_DATA_TYPE;
 use test_support::{env_or, Buffer, Device};
 
@@ -31,7 +31,7 @@ fn nonzero(dt: DML_TENSOR_DATA_TYPE, density: f64, sizes: Vec<u32>) -> Kind {
         sizes,
         strides: None,
         density,
-        ort: false,
+        coords: Coords::Packed,
     }
 }
 

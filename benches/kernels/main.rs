@@ -12,7 +12,7 @@
 //! The modules, by job: `workloads` (the table of workloads and targets), `operators` (each
 //! workload's operator and buffers), `measure` (timing against the bound), `report` (the log
 //! lines and the Markdown table), `small` (the small operators' latencies), `curve` (the cost
-//! curve), `types` (the types and layouts table). The C API wrappers (devices, operators, tensor descs)
+//! curve), `types` (the types and layouts table), `isa` (every SIMD level side by side). The C API wrappers (devices, operators, tensor descs)
 //! and the buffers come from the shared test helpers, `test_support` (test-support/).
 
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -21,6 +21,7 @@
 #![allow(clippy::vec_box)]
 
 mod curve;
+mod isa;
 mod measure;
 mod operators;
 mod report;
@@ -94,6 +95,7 @@ fn main() {
     small_latency(&filter);
     curve::run(&filter, reps.min(11));
     types::run(&filter, reps.min(11));
+    isa::run(&filter);
     if !rows.is_empty() {
         println!(
             "\n| workload | threads | time (ms, median) | GB/s | bound (ms, median) | time / bound (min / min) | time / bound (median of pairs) | target |"

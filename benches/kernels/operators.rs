@@ -8,7 +8,7 @@ use test_support::{
     NONE_BINDING,
 };
 
-use crate::workloads::Kind;
+use crate::workloads::{Coords, Kind};
 use directml_subset::dml::*;
 
 /// What every byte of a buffer holds when it is made (which also faults its pages in).
@@ -28,15 +28,17 @@ fn esize(dt: DML_TENSOR_DATA_TYPE) -> usize {
 }
 
 /// The coordinates tensor of NonZero on `m` elements of `n` dimensions.
-fn coords_tensor(m: u32, n: u32, ort: bool) -> Tensor {
+fn coords_tensor(m: u32, n: u32, coords: Coords) -> Tensor {
     let u32t = DML_TENSOR_DATA_TYPE::UINT32.0;
-    if ort {
-        let mut t = Tensor::strided(u32t, &[m, n], &[2, 2 * m]);
-        // The whole int64 [N, M] buffer.
-        t.total = u64::from(n) * u64::from(m) * 8;
-        t
-    } else {
-        Tensor::new(u32t, &[m, n])
+    match coords {
+        Coords::Ort => {
+            let mut t = Tensor::strided(u32t, &[m, n], &[2, 2 * m]);
+            // The whole int64 [N, M] buffer.
+            t.total = u64::from(n) * u64::from(m) * 8;
+            t
+        }
+        Coords::Packed => Tensor::new(u32t, &[m, n]),
+        Coords::Wide => Tensor::new(DML_TENSOR_DATA_TYPE::UINT64.0, &[m, n]),
     }
 }
 
@@ -52,6 +54,8 @@ pub struct Prepared {
     written: usize,
     count_buf: Option<*const u32>,
     columns: usize,
+    /// The size of a count and of a coordinate (4, or 8 for UINT64 coordinates).
+    coord_size: usize,
 }
 
 impl Prepared {
@@ -65,7 +69,8 @@ impl Prepared {
     pub fn written_bytes(&self) -> usize {
         match self.count_buf {
             // SAFETY: the count buffer holds the count the operator last wrote.
-            Some(c) => 4 + unsafe { c.read() } as usize * self.columns * 4,
+            // (a UINT64 count's low half: little-endian, and counts stay below 2^32).
+            Some(c) => (1 + unsafe { c.read() } as usize * self.columns) * self.coord_size,
             None => self.written,
         }
     }
@@ -90,7 +95,7 @@ fn nonzero_tensors(kind: &Kind) -> [Tensor; 3] {
         dt,
         sizes,
         strides,
-        ort,
+        coords,
         ..
     } = kind
     else {
@@ -98,10 +103,14 @@ fn nonzero_tensors(kind: &Kind) -> [Tensor; 3] {
     };
     let m: u32 = sizes.iter().product();
     let n = sizes.len() as u32;
+    let count_type = match coords {
+        Coords::Wide => DML_TENSOR_DATA_TYPE::UINT64,
+        _ => DML_TENSOR_DATA_TYPE::UINT32,
+    };
     [
         Tensor::with_strides(dt.0, sizes, strides.as_deref()),
-        Tensor::new(DML_TENSOR_DATA_TYPE::UINT32.0, &[1]),
-        coords_tensor(m, n, *ort),
+        Tensor::new(count_type.0, &[1]),
+        coords_tensor(m, n, *coords),
     ]
 }
 
@@ -162,6 +171,13 @@ pub fn make_data(kind: &Kind, rng: &mut SmallRng) -> (Data, Vec<Tensor>) {
 pub fn prepare(dev: &Device, kind: &Kind, data: &mut Data) -> Prepared {
     let mut bindings = vec![];
     let mut tensors = vec![];
+    let coord_size = match kind {
+        Kind::NonZero {
+            coords: Coords::Wide,
+            ..
+        } => 8,
+        _ => 4,
+    };
     let (op, read, columns, has_count) = match kind {
         Kind::NonZero { dt, sizes, .. } => {
             let m: u32 = sizes.iter().product();
@@ -217,5 +233,6 @@ pub fn prepare(dev: &Device, kind: &Kind, data: &mut Data) -> Prepared {
         written,
         count_buf,
         columns,
+        coord_size,
     }
 }

@@ -8,19 +8,20 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
 use crate::curve::{fmt_time, point, Copier, Point};
-use crate::workloads::Kind;
+use crate::workloads::{Coords, Kind};
 use directml_subset::DataType;
 use test_support::Device;
 
 const SIDE: u32 = 4096;
 
 fn nonzero(dt: DataType, strides: Option<Vec<u32>>, ort: bool) -> Kind {
+    let coords = if ort { Coords::Ort } else { Coords::Packed };
     Kind::NonZero {
         dt: dt.raw(),
         sizes: vec![SIDE, SIDE],
         strides,
         density: 0.5,
-        ort,
+        coords,
     }
 }
 

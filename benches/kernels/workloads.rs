@@ -9,9 +9,7 @@ pub enum Kind {
         sizes: Vec<u32>,
         strides: Option<Vec<u32>>,
         density: f64,
-        /// UINT32 coordinates in ONNX Runtime's layout: the low halves of an int64 `[N, M]`
-        /// tensor (strides `{2, 2·M}`) instead of packed `[M, N]`.
-        ort: bool,
+        coords: Coords,
     },
     Diag {
         dt: DML_TENSOR_DATA_TYPE,
@@ -21,6 +19,18 @@ pub enum Kind {
         end: i32,
         value: f32,
     },
+}
+
+/// NonZero's count and coordinates tensors.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Coords {
+    /// UINT32, packed `[M, N]`.
+    Packed,
+    /// UINT32 in ONNX Runtime's layout: the low halves of an int64 `[N, M]` tensor (strides
+    /// `{2, 2·M}`).
+    Ort,
+    /// UINT64, packed `[M, N]` (an extension: the device needs `DMLS_DEVICE_FLAG_EXTENSIONS`).
+    Wide,
 }
 
 /// A named workload and its target (NaN: reported, no target).
@@ -39,7 +49,7 @@ pub fn workloads() -> Vec<Workload> {
             sizes: sizes.to_vec(),
             strides: strides.map(|s| s.to_vec()),
             density,
-            ort: false,
+            coords: Coords::Packed,
         },
     };
     let dg = |name, sizes: &[u32], with_input, begin, end, value, target| Workload {

@@ -54,6 +54,13 @@ impl Isa {
             Ok("avx2") => Level::Avx2,
             _ => Level::Avx512,
         };
+        Isa::force(cap)
+    }
+
+    /// Sets the level of this process from now on: the best the CPU has that is not above
+    /// `cap` (a forced level can only lower it). Executions already running keep the level
+    /// they read. Returns the level set.
+    pub fn force(cap: Level) -> Isa {
         let isa = Isa::at_most(cap);
         ISA.store(isa.level as u8, Ordering::Relaxed);
         isa
