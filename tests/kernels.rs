@@ -186,6 +186,34 @@ fn nonzero_shapes_and_strides() {
     });
 }
 
+/// Rows that are one 64-bit lane each (two UINT32 columns, one UINT64 column), which the
+/// AVX-512 walk writes eight at a time: the line in either column, lines shorter and longer
+/// than a word, dense and half-dense, each several times (the output type and layout are
+/// drawn at random).
+#[test]
+fn nonzero_one_lane_rows() {
+    with_seed("nonzero_one_lane_rows", |rng| {
+        let dev = device(1);
+        let shapes: [&[u32]; 7] = [
+            &[3000, 1],
+            &[1, 3000],
+            &[4099],
+            &[300, 9],
+            &[9, 300],
+            &[70, 65],
+            &[1, 2, 1, 1500],
+        ];
+        for sizes in shapes {
+            for density in [0.3, 0.5, 0.9, 1.0] {
+                for _ in 0..4 {
+                    let input = TensorDesc::new(DataType::Float32, sizes);
+                    check_nonzero(rng, &dev, input, density, "one-lane rows");
+                }
+            }
+        }
+    });
+}
+
 /// Inputs large enough for the parallel rounds, on 2 and 4 threads, at every density.
 #[test]
 fn nonzero_parallel() {
@@ -450,6 +478,7 @@ fn other_simd_levels() {
     let seed = seed();
     let tests = [
         "nonzero_every_tail_and_type",
+        "nonzero_one_lane_rows",
         "nonzero_shapes_and_strides",
         "nonzero_parallel",
         "nonzero_transposed",

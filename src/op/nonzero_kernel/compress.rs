@@ -52,10 +52,12 @@ const fn tables(row: bool) -> [[[u32; 16]; 16]; 17] {
     t
 }
 
-/// The walk both layouts share: for each word with set bits, while its slices stay `SLACK` rows
+/// The walk the layouts share: for each word with set bits, while its slices stay `SLACK` rows
 /// short of `end`, moves the cursor line by line (calling `line` on entering one) and calls
-/// `slice(at, x)` for each 16-element slice (both with the layout's `state`), `x` holding the line positions of its set bits
-/// packed to the front and `at` its first row. Returns how many words it wrote and the row
+/// `slice(at, m, off)` for each 16-element slice (both with the layout's `state`): `m` holds
+/// the slice's set bits in the cursor's line, `off` the line position of its first element
+/// (wrapping: below zero for a line that starts inside the slice, whose bits before the line
+/// are not set in `m`) and `at` its first row. Returns how many words it wrote and the row
 /// after their rows.
 ///
 /// # Safety
@@ -67,10 +69,8 @@ unsafe fn drive<O: Coord, const N: usize, T>(
     chunk: Chunk<'_>,
     state: &mut T,
     line: impl Fn(&mut T, &Cursor<O, N>),
-    slice: impl Fn(&T, usize, __m512i),
+    slice: impl Fn(&T, usize, u16, u32),
 ) -> (usize, usize) {
-    // SAFETY: the CPU has the features (caller).
-    let iota = unsafe { _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0) };
     let Chunk {
         words,
         start,
@@ -111,13 +111,7 @@ unsafe fn drive<O: Coord, const N: usize, T>(
             let mut at = row;
             for k in 0..4 {
                 let m = (part >> (16 * k)) as u16;
-                // SAFETY: the CPU has the features (caller).
-                let x = unsafe {
-                    let pos =
-                        _mm512_add_epi32(iota, _mm512_set1_epi32(off.wrapping_add(16 * k) as i32));
-                    _mm512_maskz_compress_epi32(m, pos)
-                };
-                slice(state, at, x);
+                slice(state, at, m, off.wrapping_add(16 * k));
                 at += m.count_ones() as usize;
             }
             row += part.count_ones() as usize;
@@ -161,15 +155,21 @@ pub(super) unsafe fn walk<O: Coord, const N: usize>(
     // column's.
     let mut tv = [zero; 16];
     let line = |tv: &mut [__m512i; 16], cur: &Cursor<O, N>| {
-        // SAFETY: the row is N coordinates of R / N lanes each, R <= 16 lanes in all; the
-        // masked load reads only those.
-        let t =
-            unsafe { _mm512_maskz_loadu_epi32(((1u32 << r) - 1) as u16, cur.row.as_ptr().cast()) };
+        // The row's lanes (a coordinate's high half is zero) one broadcast each: a vector load
+        // of the row just stored element by element cannot take it from the store buffer.
+        let mut t = zero;
+        for (c, &v) in cur.row.iter().enumerate() {
+            t = _mm512_mask_set1_epi32(t, 1 << (c * r / N), v.low32() as i32);
+        }
         for b in 0..r {
             tv[b] = _mm512_permutexvar_epi32(lanes[b], t);
         }
     };
-    let slice = |tv: &[__m512i; 16], at: usize, x: __m512i| {
+    let iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    let slice = |tv: &[__m512i; 16], at: usize, m: u16, off: u32| {
+        // The line positions of the slice's set bits, packed to the front.
+        let x =
+            _mm512_maskz_compress_epi32(m, _mm512_add_epi32(iota, _mm512_set1_epi32(off as i32)));
         // SAFETY: at + 16 <= end (the rows grow by at most 64 over a word and row + SLACK <=
         // end at its start): the 16 rows from `at`, R lanes each, are in bounds and ours.
         let dst = unsafe { out.add(at * r) };
@@ -205,13 +205,21 @@ pub(super) unsafe fn walk_pairs<const N: usize>(
         _mm512_set_epi32(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8),
     ];
     const EVEN: u16 = 0x5555;
+    // Masked stores to lines not in the cache were 2-5x slower than the scalar stores of the
+    // AVX2 walk once the output outgrew the L3 (AMD Zen 5, 2^22 elements: 7.5 against 2.2 ms;
+    // plain stores of the same lines 1.5 ms): each store first asks for its line 128 rows ahead,
+    // for writing, and the masked stores then hit the cache (1.4 ms).
+    const PREFETCH_ROWS: usize = 128;
     let mut tv = [_mm512_setzero_si512(); N];
     let line = |tv: &mut [__m512i; N], cur: &Cursor<u32, N>| {
         for (t, &v) in tv.iter_mut().zip(&cur.row) {
             *t = _mm512_set1_epi32(v as i32);
         }
     };
-    let slice = |tv: &[__m512i; N], at: usize, x: __m512i| {
+    let iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    let slice = |tv: &[__m512i; N], at: usize, m: u16, off: u32| {
+        let x =
+            _mm512_maskz_compress_epi32(m, _mm512_add_epi32(iota, _mm512_set1_epi32(off as i32)));
         for (c, &t) in tv.iter().enumerate() {
             for (h, &s) in spread.iter().enumerate() {
                 let v = if c == xcol {
@@ -219,15 +227,76 @@ pub(super) unsafe fn walk_pairs<const N: usize>(
                 } else {
                     t
                 };
+                let dst = out.wrapping_add(2 * (at + 8 * h) + cs * c);
                 // SAFETY: at + 16 <= end (as in `walk`): rows at + 8h .. at + 8h + 8 are in
                 // bounds and ours; their column c is the even elements of the 16 from
-                // 2 (at + 8h) + cs × c, and only those are stored.
+                // 2 (at + 8h) + cs × c, and only those are stored. A prefetch reads and writes
+                // nothing and never faults, wherever it points.
                 unsafe {
-                    _mm512_mask_storeu_epi32(out.add(2 * (at + 8 * h) + cs * c).cast(), EVEN, v)
+                    _mm_prefetch::<_MM_HINT_ET0>(dst.wrapping_add(PREFETCH_ROWS * 2).cast());
+                    _mm512_mask_storeu_epi32(dst.cast(), EVEN, v)
                 };
             }
         }
     };
     // SAFETY: this function has the features `drive` needs.
     unsafe { drive::<u32, N, _>(geo, chunk, &mut tv, line, slice) }
+}
+
+/// [`walk`] for rows that are one 64-bit lane each: two UINT32 columns, or one UINT64 column.
+/// Each 8-element half of a slice is one `vpcompressq` of its eight rows (the template with the
+/// line column's half set to the position) and one store: no permute, and 64 bytes stored per
+/// eight elements however few of them are set.
+///
+/// # Safety
+/// As for [`walk`], with `O` `u32` and N = 2 or `O` `u64` and N = 1.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,popcnt")]
+pub(super) unsafe fn walk_qwords<O: Coord, const N: usize>(
+    out: *mut O,
+    geo: &Geometry,
+    chunk: Chunk<'_>,
+) -> (usize, usize) {
+    debug_assert!(if O::WIDE { N == 1 } else { N == 2 });
+    // The line column's half of each 64-bit row: the high one for the second UINT32 column.
+    let shift = if O::WIDE {
+        0
+    } else {
+        32 * (geo.line - geo.first) as u64
+    };
+    let step = |h: i64| {
+        let l = |i: i64| (h + i) << shift;
+        _mm512_set_epi64(l(7), l(6), l(5), l(4), l(3), l(2), l(1), l(0))
+    };
+    let (step0, step1) = (step(0), step(8));
+    let out = out.cast::<u64>();
+    // The template row as one 64-bit lane, the line column's half zero, in every lane.
+    let mut t = _mm512_setzero_si512();
+    let first = geo.first;
+    let line = |t: &mut __m512i, cur: &Cursor<O, N>| {
+        // From the 64-bit indices, not from the row: the row's two 32-bit halves were just
+        // stored apart, and one 64-bit load of both cannot take them from the store buffer (a
+        // stall of tens of cycles on every line, measured as a third of this walk's time at
+        // 128-element lines).
+        let q = if O::WIDE {
+            0
+        } else {
+            (cur.idx[first] | cur.idx[first + 1] << 32) & !(u64::from(u32::MAX) << shift)
+        };
+        *t = _mm512_set1_epi64(q as i64);
+    };
+    let slice = |t: &__m512i, at: usize, m: u16, off: u32| {
+        // 32-bit adds: the position wraps within its half, as `off` does.
+        let b = _mm512_add_epi32(*t, _mm512_set1_epi64((u64::from(off) << shift) as i64));
+        let (lo, hi) = (m as u8, (m >> 8) as u8);
+        let v0 = _mm512_maskz_compress_epi64(lo, _mm512_add_epi32(b, step0));
+        let v1 = _mm512_maskz_compress_epi64(hi, _mm512_add_epi32(b, step1));
+        // SAFETY: at + 16 <= end (as in `walk`): the 16 rows from `at`, one 64-bit lane each,
+        // are in bounds and ours; the second store starts at most eight rows after the first.
+        unsafe {
+            _mm512_storeu_si512(out.add(at).cast(), v0);
+            _mm512_storeu_si512(out.add(at + lo.count_ones() as usize).cast(), v1);
+        }
+    };
+    // SAFETY: this function has the features `drive` needs.
+    unsafe { drive::<O, N, _>(geo, chunk, &mut t, line, slice) }
 }

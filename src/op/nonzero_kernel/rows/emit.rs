@@ -88,8 +88,13 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_,
         {
             // SAFETY: see above; the output is packed with N <= 8 columns, and the level
             // allows AVX-512 F, BW, VL and VBMI2, BMI1 and POPCNT.
-            let (done, row) =
-                unsafe { compress::walk::<O, N>(self.out.as_ptr(), &self.geo, chunk) };
+            let (done, row) = unsafe {
+                if N == if O::WIDE { 1 } else { 2 } {
+                    compress::walk_qwords::<O, N>(self.out.as_ptr(), &self.geo, chunk)
+                } else {
+                    compress::walk::<O, N>(self.out.as_ptr(), &self.geo, chunk)
+                }
+            };
             // SAFETY: the rest of the words have `end - row` set bits, for rows `row .. end`, in
             // bounds and ours as above; the level allows AVX2.
             unsafe { self.rest_avx2(words, start, done, row, end, last_col) };
