@@ -12,7 +12,7 @@
 //! The modules, by job: `workloads` (the table of workloads and targets), `operators` (each
 //! workload's operator and buffers), `measure` (timing against the bound), `report` (the log
 //! lines and the Markdown table), `small` (the small operators' latencies), `curve` (the cost
-//! curve), `types` (the types and layouts table), `isa` (every SIMD level side by side). The C API wrappers (devices, operators, tensor descs)
+//! curve), `types` (the types and layouts table), `isa` (every SIMD level side by side), `bare` (bare AVX-512 loops, a floor for the NonZero walk). The C API wrappers (devices, operators, tensor descs)
 //! and the buffers come from the shared test helpers, `test_support` (test-support/).
 
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -20,6 +20,8 @@
 // Bindings point into boxed values, so the boxes must stay boxes.
 #![allow(clippy::vec_box)]
 
+#[cfg(target_arch = "x86_64")]
+mod bare;
 mod curve;
 mod isa;
 mod measure;
@@ -96,6 +98,8 @@ fn main() {
     curve::run(&filter, reps.min(11));
     types::run(&filter, reps.min(11));
     isa::run(&filter);
+    #[cfg(target_arch = "x86_64")]
+    bare::run(&filter);
     if !rows.is_empty() {
         println!(
             "\n| workload | threads | time (ms, median) | GB/s | bound (ms, median) | time / bound (min / min) | time / bound (median of pairs) | target |"

@@ -90,7 +90,7 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_,
             // allows AVX-512 F, BW, VL and VBMI2, BMI1 and POPCNT.
             let (done, row) = unsafe {
                 if N == if O::WIDE { 1 } else { 2 } {
-                    compress::walk_qwords::<O, N>(self.out.as_ptr(), &self.geo, chunk)
+                    compress::walk_lanes::<O, N>(self.out.as_ptr(), &self.geo, chunk)
                 } else {
                     compress::walk::<O, N>(self.out.as_ptr(), &self.geo, chunk)
                 }

@@ -1,0 +1,219 @@
+//! What the AVX-512 instructions alone cost (filter `bare`): bare loops that write the
+//! NONZERO_COORDINATES rows of a packed 2-D FLOAT32 input (UINT32 coordinates, two columns),
+//! with no library around them, against a one-thread `memcpy` of the same bytes and against the
+//! library on one thread, in one run. A floor for the library's AVX-512 walk: the loops know
+//! the shape (lines a multiple of 16 long), check nothing and may write up to 16 rows past the
+//! last one.
+//!
+//! - `permute`: per 16 elements, a compare to a mask, `vpcompressd` of the column indices,
+//!   two `vpermt2d` to pair them with the row index, two 64-byte stores, advance by the popcount.
+//! - `qwords`: per 8 elements, `vpcompressq` of the eight (row, column) rows and one store.
+
+use std::arch::x86_64::*;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use crate::curve::fmt_time;
+use crate::operators::{make_data, prepare};
+use crate::workloads::{Coords, Kind};
+use directml_subset::dml::DML_TENSOR_DATA_TYPE;
+use test_support::{env_or, Device};
+
+/// Rows of (row, column) for the nonzero elements of `input` (`h` lines of `w`, `w` a multiple
+/// of 16), into `out` (room for the rows plus 16); returns the count.
+///
+/// # Safety
+/// The CPU has AVX-512 F and VBMI2 and POPCNT.
+#[target_feature(enable = "avx512f,avx512vbmi2,popcnt")]
+unsafe fn permute(input: &[f32], w: usize, out: &mut [u32]) -> usize {
+    assert!(w % 16 == 0 && input.len() % w == 0);
+    let h = input.len() / w;
+    let iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    // Lanes 2i take the row (from the first table), lanes 2i + 1 position i (+ 8 for `hi`).
+    let lo = _mm512_set_epi32(23, 0, 22, 0, 21, 0, 20, 0, 19, 0, 18, 0, 17, 0, 16, 0);
+    let hi = _mm512_set_epi32(31, 0, 30, 0, 29, 0, 28, 0, 27, 0, 26, 0, 25, 0, 24, 0);
+    let sign = _mm512_set1_epi32(0x7FFF_FFFF);
+    let mut k = 0usize;
+    for r in 0..h {
+        let row = _mm512_set1_epi32(r as i32);
+        for c in (0..w).step_by(16) {
+            assert!(2 * k + 32 <= out.len());
+            // SAFETY: 16 floats from r × w + c are in the input (w is a multiple of 16); the
+            // 32 u32 from 2k are in `out` (asserted).
+            unsafe {
+                let v = _mm512_loadu_si512(input.as_ptr().add(r * w + c).cast());
+                let m = _mm512_test_epi32_mask(v, sign);
+                let x = _mm512_maskz_compress_epi32(
+                    m,
+                    _mm512_add_epi32(iota, _mm512_set1_epi32(c as i32)),
+                );
+                let d = out.as_mut_ptr().add(2 * k);
+                _mm512_storeu_si512(d.cast(), _mm512_permutex2var_epi32(row, lo, x));
+                _mm512_storeu_si512(d.add(16).cast(), _mm512_permutex2var_epi32(row, hi, x));
+                k += m.count_ones() as usize;
+            }
+        }
+    }
+    k
+}
+
+/// As [`permute`], eight elements at a time with `vpcompressq` of whole rows.
+///
+/// # Safety
+/// The CPU has AVX-512 F and VBMI2 and POPCNT.
+#[target_feature(enable = "avx512f,avx512vbmi2,popcnt")]
+unsafe fn qwords(input: &[f32], w: usize, out: &mut [u32]) -> usize {
+    assert!(w % 16 == 0 && input.len() % w == 0);
+    let h = input.len() / w;
+    let step = |b: i64| {
+        _mm512_set_epi64(
+            (b + 7) << 32,
+            (b + 6) << 32,
+            (b + 5) << 32,
+            (b + 4) << 32,
+            (b + 3) << 32,
+            (b + 2) << 32,
+            (b + 1) << 32,
+            b << 32,
+        )
+    };
+    let (s0, s1) = (step(0), step(8));
+    let sign = _mm512_set1_epi32(0x7FFF_FFFF);
+    let mut k = 0usize;
+    for r in 0..h {
+        let row = _mm512_set1_epi64(r as i64);
+        for c in (0..w).step_by(16) {
+            assert!(2 * k + 32 <= out.len());
+            // SAFETY: as in `permute`.
+            unsafe {
+                let v = _mm512_loadu_si512(input.as_ptr().add(r * w + c).cast());
+                let m = _mm512_test_epi32_mask(v, sign);
+                let b = _mm512_add_epi64(row, _mm512_set1_epi64((c as i64) << 32));
+                let (m0, m1) = (m as u8, (m >> 8) as u8);
+                let d = out.as_mut_ptr().add(2 * k);
+                _mm512_storeu_si512(
+                    d.cast(),
+                    _mm512_maskz_compress_epi64(m0, _mm512_add_epi64(b, s0)),
+                );
+                let d = d.add(2 * m0.count_ones() as usize);
+                _mm512_storeu_si512(
+                    d.cast(),
+                    _mm512_maskz_compress_epi64(m1, _mm512_add_epi64(b, s1)),
+                );
+                k += m.count_ones() as usize;
+            }
+        }
+    }
+    k
+}
+
+fn time(reps: usize, mut f: impl FnMut()) -> Duration {
+    let one = {
+        let t = Instant::now();
+        f();
+        t.elapsed().max(Duration::from_nanos(20))
+    };
+    let n = (200_000 / one.as_nanos()).clamp(1, 100_000) as u32;
+    let mut v: Vec<Duration> = (0..reps)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..n {
+                f();
+            }
+            t.elapsed() / n
+        })
+        .collect();
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// Measures and prints the bare loops (filter `bare`); needs AVX-512 F and VBMI2.
+pub fn run(filter: &Option<String>) {
+    if filter.as_deref() != Some("bare") {
+        return;
+    }
+    if !(is_x86_feature_detected!("avx512f") && is_x86_feature_detected!("avx512vbmi2")) {
+        println!("\nbare AVX-512 loops: this CPU has no AVX-512 F and VBMI2");
+        return;
+    }
+    let reps: usize = env_or("DMLS_ISA_REPS", 7);
+    let density: f64 = env_or("DMLS_BARE_DENSITY", 0.5);
+    println!(
+        "\nbare AVX-512 loops on {} (one thread, FLOAT32 2-D, density {density}; median of {reps} \
+         batches; ratios over a one-thread memcpy of the same bytes):",
+        crate::isa::cpu_name()
+    );
+    println!(
+        "{:>9} {:>11} {:>11} {:>11} {:>11} {:>8} {:>8} {:>8}",
+        "elements", "memcpy", "permute", "qwords", "library", "permute", "qwords", "library"
+    );
+    let mut rng = SmallRng::seed_from_u64(3);
+    let dev = Device::with_threads(1);
+    for k in (10..=22).step_by(2) {
+        let w = 1usize << (k - k / 2);
+        let h = 1usize << (k / 2);
+        let n = w * h;
+        let input: Vec<f32> = (0..n)
+            .map(|_| if rng.random_bool(density) { 1.0 } else { 0.0 })
+            .collect();
+        let count = input.iter().filter(|&&v| v != 0.0).count();
+        let mut out = vec![0u32; 2 * count + 32];
+        let mut want = vec![0u32; 2 * count + 32];
+        // SAFETY: the CPU has the features (checked above).
+        assert_eq!(unsafe { permute(&input, w, &mut want) }, count);
+        // SAFETY: as above.
+        assert_eq!(unsafe { qwords(&input, w, &mut out) }, count);
+        assert_eq!(
+            out[..2 * count],
+            want[..2 * count],
+            "qwords and permute agree"
+        );
+        let bytes = 4 * n + 8 * count;
+        let src = vec![1u8; bytes / 2];
+        let mut dst = vec![0u8; bytes / 2];
+        let kind = Kind::NonZero {
+            dt: DML_TENSOR_DATA_TYPE::FLOAT32,
+            sizes: vec![h as u32, w as u32],
+            strides: None,
+            density,
+            coords: Coords::Packed,
+        };
+        let (mut data, _t) = make_data(&kind, &mut rng);
+        let p = prepare(&dev, &kind, &mut data);
+        let (mut tm, mut tp, mut tq, mut tl) = (vec![], vec![], vec![], vec![]);
+        for _ in 0..3 {
+            tm.push(time(reps, || {
+                dst.copy_from_slice(&src);
+                black_box(&dst);
+            }));
+            tp.push(time(reps, || {
+                // SAFETY: as above.
+                black_box(unsafe { permute(&input, w, &mut out) });
+            }));
+            tq.push(time(reps, || {
+                // SAFETY: as above.
+                black_box(unsafe { qwords(&input, w, &mut out) });
+            }));
+            tl.push(time(reps, || p.run()));
+        }
+        let best = |v: &mut Vec<Duration>| {
+            v.sort();
+            v[0].as_secs_f64()
+        };
+        let (m, pe, q, l) = (best(&mut tm), best(&mut tp), best(&mut tq), best(&mut tl));
+        println!(
+            "{:>9} {:>11} {:>11} {:>11} {:>11} {:>8.2} {:>8.2} {:>8.2}",
+            format!("2^{k}"),
+            fmt_time(m),
+            fmt_time(pe),
+            fmt_time(q),
+            fmt_time(l),
+            pe / m,
+            q / m,
+            l / m
+        );
+    }
+}
