@@ -29,7 +29,7 @@ use test_support::{env_or, Device};
 /// The CPU has AVX-512 F and VBMI2 and POPCNT.
 #[target_feature(enable = "avx512f,avx512vbmi2,popcnt")]
 unsafe fn permute(input: &[f32], w: usize, out: &mut [u32]) -> usize {
-    assert!(w % 16 == 0 && input.len() % w == 0);
+    assert!(w.is_multiple_of(16) && input.len().is_multiple_of(w));
     let h = input.len() / w;
     let iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
     // Lanes 2i take the row (from the first table), lanes 2i + 1 position i (+ 8 for `hi`).
@@ -66,7 +66,7 @@ unsafe fn permute(input: &[f32], w: usize, out: &mut [u32]) -> usize {
 /// The CPU has AVX-512 F and VBMI2 and POPCNT.
 #[target_feature(enable = "avx512f,avx512vbmi2,popcnt")]
 unsafe fn qwords(input: &[f32], w: usize, out: &mut [u32]) -> usize {
-    assert!(w % 16 == 0 && input.len() % w == 0);
+    assert!(w.is_multiple_of(16) && input.len().is_multiple_of(w));
     let h = input.len() / w;
     let step = |b: i64| {
         _mm512_set_epi64(
