@@ -5,9 +5,8 @@
 //! with AVX2, rows of 32 bytes to 2 KiB (512 bytes without an input) as vector runs and blends
 //! (`avx2`); otherwise rows under 64 bytes element by element with branch-free selects, wider
 //! ones as slice fills and copies; and outputs of 8 MiB and more through a [`StreamWriter`]
-//! (non-temporal stores, with runs merged across rows). With AVX-512, rows go through
-//! `rows_avx512` before any of these but streaming. Large outputs are split into row ranges
-//! across the workers. Strided layouts go segment by segment, element by element.
+//! (non-temporal stores, with runs merged across rows). CPUs with AVX-512 run the AVX2 code
+//! (see `simd::dispatch`). Large outputs are split into row ranges across the workers. Strided layouts go segment by segment, element by element.
 
 use rayon::prelude::*;
 
@@ -52,9 +51,6 @@ const TIMED_MIN_BYTES: u64 = 16 << 10;
 const STREAM_MIN_BYTES: u64 = 8 << 20;
 /// Rows narrower than this many bytes are written element by element.
 const SMALL_ROW_BYTES: usize = 64;
-/// With AVX-512, rows of at most this many bytes (one vector) are written with a blend;
-/// longer ones as runs of fills and copies.
-const BLEND_ROW_BYTES: usize = 64;
 /// With AVX2, rows from 32 bytes to this many are written by `avx2::rows_avx2` (vector runs
 /// and blends, no library calls) when there is an input; longer ones as slice fills and
 /// copies. Measured on an AMD EPYC (Zen 3): 1.2-3x faster for rows of 64 B to 1 KiB, 1.05-1.25x
@@ -259,99 +255,6 @@ unsafe fn stream_rows_avx2<U: Word>(
     stream_rows(chunk, first_row, band, isa)
 }
 
-/// Writes packed rows `first_row ..` (as many as `chunk` holds) with AVX-512 runs: no library
-/// call per run, masked stores for the partial vectors.
-///
-/// # Safety
-/// The CPU has AVX-512 F and BW.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn rows_avx512<U: Word>(chunk: &mut [U], first_row: usize, band: Band<'_, U>) {
-    let (w, h, value, other) = (band.w, band.h, band.value, band.other);
-    use super::simd::runs512::{copy, fill};
-    let mut lanes = [value; 64];
-    let lanes = &mut lanes[..64 / U::SIZE];
-    lanes.fill(value);
-    // SAFETY: `lanes` is 64 bytes; loadu needs no alignment.
-    let pattern = unsafe { core::arch::x86_64::_mm512_loadu_si512(lanes.as_ptr().cast()) };
-    let zero = core::arch::x86_64::_mm512_setzero_si512();
-    let mut y = first_row as u64 % h;
-    if w * U::SIZE <= BLEND_ROW_BYTES {
-        // Short rows go a vector at a time: the Value lanes from a mask, one blend and one
-        // store (masked for the row's last, partial vector).
-        let s = U::SIZE;
-        let n = w * s;
-        let ones = |k: usize| if k >= 64 { u64::MAX } else { (1u64 << k) - 1 };
-        for (r, row) in chunk.chunks_exact_mut(w).enumerate() {
-            let seg = band.segments(y);
-            let (lo, hi) = (seg.lo * s, seg.hi.max(seg.lo) * s);
-            let dst = row.as_mut_ptr().cast::<u8>();
-            let src = match other {
-                Other::From(i) => i[(first_row + r) * w..][..w].as_ptr().cast::<u8>(),
-                _ => core::ptr::null(),
-            };
-            let mut o = 0;
-            while o < n {
-                let lanes = ones(n - o);
-                let inside = ones(hi.saturating_sub(o)) & !ones(lo.saturating_sub(o));
-                let is_value = lanes & if seg.value_outside { !inside } else { inside };
-                // SAFETY: `lanes` covers bytes o .. min(o + 64, n) of the row (w × s bytes of
-                // this thread's chunk) and of the input row (as long, bounds-checked by the
-                // slice, not overlapping the output); masked-off bytes are neither read nor
-                // written.
-                unsafe {
-                    use core::arch::x86_64::*;
-                    let d = dst.add(o).cast();
-                    match other {
-                        Other::Zero => _mm512_mask_storeu_epi8(
-                            d,
-                            lanes,
-                            _mm512_maskz_mov_epi8(is_value, pattern),
-                        ),
-                        Other::Keep => _mm512_mask_storeu_epi8(d, is_value, pattern),
-                        Other::From(_) => {
-                            let v = _mm512_maskz_loadu_epi8(lanes, src.add(o).cast());
-                            let v = _mm512_mask_mov_epi8(v, is_value, pattern);
-                            _mm512_mask_storeu_epi8(d, lanes, v);
-                        }
-                    }
-                }
-                o += 64;
-            }
-            y += 1;
-            if y == h {
-                y = 0;
-            }
-        }
-        return;
-    }
-    for (r, row) in chunk.chunks_exact_mut(w).enumerate() {
-        let seg = band.segments(y);
-        let (lo, hi) = (seg.lo, seg.hi.max(seg.lo));
-        let v = seg.value_outside;
-        let src = (first_row + r) * w;
-        for (a, b, is_value) in [(0, lo, v), (lo, hi, !v), (hi, w, v)] {
-            let run = &mut row[a..b];
-            let (dst, n) = (run.as_mut_ptr().cast::<u8>(), run.len() * U::SIZE);
-            // SAFETY: `run` is n bytes of this thread's chunk; the copy's source is the
-            // input's matching n bytes (bounds-checked by the slice), and a shared slice never
-            // overlaps a mutable one.
-            unsafe {
-                match (is_value, other) {
-                    (true, _) => fill(dst, n, pattern),
-                    (false, Other::Zero) => fill(dst, n, zero),
-                    (false, Other::Keep) => {}
-                    (false, Other::From(s)) => copy(dst, s[src + a..src + b].as_ptr().cast(), n),
-                }
-            }
-        }
-        y += 1;
-        if y == h {
-            y = 0;
-        }
-    }
-}
-
 fn run_packed<U: Word>(
     plan: &DiagonalPlan,
     value: U,
@@ -386,13 +289,6 @@ fn run_packed<U: Word>(
                 return;
             }
             stream_rows(chunk, first_row, band, isa);
-            return;
-        }
-        #[cfg(target_arch = "x86_64")]
-        if isa.has_avx512() {
-            // SAFETY: only detection makes an `Isa` at Avx512, on a CPU that has AVX-512 F and
-            // BW.
-            unsafe { rows_avx512(chunk, first_row, band) };
             return;
         }
         if matches!(other, Other::Zero) && end >= begin && (end - begin) as usize <= w / NARROW_BAND

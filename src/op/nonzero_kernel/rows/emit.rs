@@ -8,23 +8,14 @@ use crate::op::kind::OpKind;
 #[cfg(target_arch = "x86_64")]
 use crate::op::nonzero_kernel::compress;
 use crate::op::nonzero_kernel::cursor::Coord;
+#[cfg(target_arch = "x86_64")]
+use crate::op::simd::dispatch::{COMPRESS_BITS, COMPRESS_MIN_WIDTH, COMPRESS_MIN_WIDTH_WIDE_ROWS};
 
 const OP: &str = OpKind::NonZeroCoordinates.name();
 
 /// Chunks with at least this many set bits per word on average are expanded eight elements at
 /// a time (AVX2) rather than bit by bit. Deciding per chunk keeps the branch predictable.
 const DENSE_BITS: usize = 12;
-/// The AVX-512 walk ([`compress`]) takes chunks with at least this many set bits per word on
-/// average: it costs the same for every 16 elements whatever their bits, the bit walk costs per
-/// set bit, and they meet near here (measured on AVX-512 machines: at density 0.1 the bit walk
-/// was 30% faster).
-#[cfg(target_arch = "x86_64")]
-const COMPRESS_BITS: usize = 12;
-/// The AVX-512 walk takes lines at least this long; shorter ones change the template too often
-/// for it to pay.
-#[cfg(target_arch = "x86_64")]
-const COMPRESS_MIN_WIDTH: u64 = 8;
-
 impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_, O, N, PACKED, S> {
     unsafe fn emit(&self, words: &[u64], start: u64, first_row: u64, count: u64) {
         debug_assert_eq!(
@@ -83,7 +74,12 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_,
         if self.isa.has_avx512()
             && PACKED
             && N <= 8
-            && self.geo.width >= COMPRESS_MIN_WIDTH
+            && self.geo.width
+                >= if N * (1 + O::WIDE as usize) >= 4 {
+                    COMPRESS_MIN_WIDTH_WIDE_ROWS
+                } else {
+                    COMPRESS_MIN_WIDTH
+                }
             && end - first >= COMPRESS_BITS * words.len()
         {
             // SAFETY: see above; the output is packed with N <= 8 columns, and the level
