@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Checks that every code block of README.md works as written (run by scripts/check_readme.sh).
+"""Checks that every code block of the documentation works as written (run by
+scripts/check_readme.sh).
 
     python3 scripts/readme_blocks.py <source dir> <build dir>
 
-A fenced block is checked according to its language and the HTML comment on the line before
-it (invisible on a rendered page):
+The pages are README.md, then docs/*.md in name order, then python/README.md. A fenced block
+is checked according to its language and the HTML comment on the line before it (invisible on
+a rendered page):
 
 - ```c / ```cpp: compiled as a whole program (C11 / C++17, -Wall -Wextra -Wpedantic -Werror)
   against the build's static library and run; every line it prints must appear in the block
@@ -15,17 +17,19 @@ it (invisible on a rendered page):
   dtype and value.
 - ```cmake: saved as CMakeLists.txt of the program directory (see "app" below).
 - `<!-- readme-check: fragment of PATH -->`: the block's lines appear, in order, in PATH (the
-  text of the README must say so visibly).
+  text of the page must say so visibly).
 - `<!-- readme-check: run in clone -->`: run with bash -e in a copy of the source tree whose
   build/ is the build directory and whose target/ is a cargo target directory kept in the build
   directory, with HOME set to an empty directory.
 - `<!-- readme-check: run in app -->`: run with bash -e in the program directory, which holds
-  the README's C block as app.c and its cmake block as CMakeLists.txt; same HOME.
+  the README's C block as app.c and the first cmake block of the pages as CMakeLists.txt; same
+  HOME.
 - `<!-- readme-check: skip, REASON -->`: not run (REASON says why or what runs it instead).
-Any other block fails the check. Blocks run in the README's order, so a later block sees what an
-earlier one made (an install prefix, $HOME).
+Any other block fails the check. Blocks run in the pages' order, each page's from top to
+bottom, so a later block sees what an earlier one made (an install prefix, $HOME).
 """
 
+import glob
 import os
 import re
 import shutil
@@ -60,6 +64,14 @@ def blocks(path):
     return out
 
 
+def pages(src):
+    """The pages whose blocks are checked, in the order they run."""
+    found = [os.path.join(src, "README.md")]
+    found += sorted(glob.glob(os.path.join(src, "docs", "*.md")))
+    found.append(os.path.join(src, "python", "README.md"))
+    return [p for p in found if os.path.isfile(p)]
+
+
 def run(cmd, **kw):
     print("$", " ".join(cmd) if isinstance(cmd, list) else cmd, flush=True)
     return subprocess.run(cmd, check=True, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, **kw).stdout
@@ -87,7 +99,7 @@ def check_python(text, src, lib, env):
                 f"_v = ({expr})\n"
                 f"_w = _np.array({value}, dtype=_np.{dtype})\n"
                 f"assert isinstance(_v, _np.ndarray) and _v.dtype == _w.dtype and _v.shape == _w.shape "
-                f"and (_v == _w).all(), {expr!r} + ' is ' + repr(_v) + ', the README says ' + repr(_w)\n"
+                f"and (_v == _w).all(), {expr!r} + ' is ' + repr(_v) + ', the page says ' + repr(_w)\n"
                 f"print('ok:', {expr!r})"
             )
         else:
@@ -100,7 +112,6 @@ def check_python(text, src, lib, env):
 
 def main():
     src, build = (os.path.abspath(a) for a in sys.argv[1:3])
-    readme = os.path.join(src, "README.md")
     work = os.path.join(build, "readme-check")
     home, app, clone = (os.path.join(work, d) for d in ("home", "app", "clone"))
     for d in (home, app, clone):
@@ -126,17 +137,19 @@ def main():
     env["PATH"] = os.path.join(env["CARGO_HOME"], "bin") + os.pathsep + env.get("PATH", "")
 
     lib_dir = os.path.join(build, "lib")
-    all_blocks = blocks(readme)
-    c_blocks = [b for b in all_blocks if b[1] == "c" and b[2] is None]
-    cmake_blocks = [b for b in all_blocks if b[1] == "cmake" and b[2] is None]
+    # (page, line number, language, marker, text) of every block of every page.
+    all_blocks = [(os.path.relpath(page, src),) + b for page in pages(src) for b in blocks(page)]
+    c_blocks = [b for b in all_blocks if b[0] == "README.md" and b[2] == "c" and b[3] is None]
+    cmake_blocks = [b for b in all_blocks if b[2] == "cmake" and b[3] is None]
     if c_blocks:
-        open(os.path.join(app, "app.c"), "w").write(c_blocks[0][3])
+        open(os.path.join(app, "app.c"), "w").write(c_blocks[0][4])
     if cmake_blocks:
-        open(os.path.join(app, "CMakeLists.txt"), "w").write(cmake_blocks[0][3])
+        open(os.path.join(app, "CMakeLists.txt"), "w").write(cmake_blocks[0][4])
 
     failures = 0
-    for number, lang, marker, text in all_blocks:
-        what = f"README.md:{number} ({lang or 'no language'}{', ' + marker if marker else ''})"
+    for block in all_blocks:
+        page, number, lang, marker, text = block
+        what = f"{page}:{number} ({lang or 'no language'}{', ' + marker if marker else ''})"
         print(f"== {what}", flush=True)
         try:
             if marker and marker.startswith("skip"):
@@ -159,7 +172,7 @@ def main():
             elif marker is not None:
                 raise AssertionError(f"unknown marker {marker!r}")
             elif lang in ("c", "cpp"):
-                exe = os.path.join(work, f"block{number}")
+                exe = os.path.join(work, re.sub(r"\W", "_", page) + f"_block{number}")
                 source = exe + (".c" if lang == "c" else ".cpp")
                 open(source, "w").write(text)
                 cc = ["cc", "-std=c11"] if lang == "c" else ["c++", "-std=c++17"]
@@ -170,7 +183,7 @@ def main():
                 check_printed(text, printed)
             elif lang == "python":
                 check_python(text, src, os.path.join(lib_dir, "libdirectml_subset.so"), env)
-            elif lang == "cmake" and (number, lang, marker, text) in cmake_blocks[:1]:
+            elif lang == "cmake" and block in cmake_blocks[:1]:
                 print("   the program directory's CMakeLists.txt (built by a `run in app` block)")
             else:
                 raise AssertionError("no readme-check marker and not a c, cpp or python block")
