@@ -187,14 +187,15 @@ fn nonzero_shapes_and_strides() {
 }
 
 /// Rows that are one 64-bit lane each (two UINT32 columns, one UINT64 column), which the
-/// AVX-512 walk writes eight at a time: the line in either column, lines shorter and longer
-/// than a word, dense and half-dense, each several times (the output type and layout are
-/// drawn at random).
+/// AVX-512 walk writes eight at a time, and rows of more columns: the line in either column,
+/// lines shorter and longer than a word (from 16 elements, the shortest the AVX-512 walks
+/// take), dense and half-dense, each several times (the output type, the number of columns
+/// and the layout are drawn at random).
 #[test]
 fn nonzero_one_lane_rows() {
     with_seed("nonzero_one_lane_rows", |rng| {
         let dev = device(1);
-        let shapes: [&[u32]; 7] = [
+        let shapes: [&[u32]; 11] = [
             &[3000, 1],
             &[1, 3000],
             &[4099],
@@ -202,6 +203,10 @@ fn nonzero_one_lane_rows() {
             &[9, 300],
             &[70, 65],
             &[1, 2, 1, 1500],
+            &[200, 16],
+            &[100, 33],
+            &[9, 20, 17],
+            &[3, 5, 7, 40],
         ];
         for sizes in shapes {
             for density in [0.3, 0.5, 0.9, 1.0] {

@@ -106,13 +106,26 @@ unsafe fn drive<O: Coord, const N: usize, T>(
             };
             bits &= !part;
             let off = base.wrapping_sub(cur.line_start) as u32;
-            // The four slices are independent but for their first rows, which come from
-            // popcounts; an empty slice stores rows that the next one rewrites.
+            // The slices from the part's first set bit to its last (all four of a word in one
+            // line, about half of each part of a word that two lines share) are independent
+            // but for their first rows, which come from popcounts; an empty slice among them
+            // stores rows that the next one rewrites.
             let mut at = row;
-            for k in 0..4 {
+            let mut one = |k: u32| {
                 let m = (part >> (16 * k)) as u16;
                 slice(state, at, m, off.wrapping_add(16 * k));
                 at += m.count_ones() as usize;
+            };
+            let (lo, hi) = (part.trailing_zeros() / 16, (63 - part.leading_zeros()) / 16);
+            if hi - lo == 3 {
+                // Unrolled: a loop of varying length cost 10% of the walk on words in one line.
+                for k in 0..4 {
+                    one(k);
+                }
+            } else {
+                for k in lo..=hi {
+                    one(k);
+                }
             }
             row += part.count_ones() as usize;
         }
@@ -262,15 +275,19 @@ pub(super) unsafe fn walk_lanes<O: Coord, const N: usize>(
     // ones (lane 16 + i of the two tables), the other half of the row the template's value
     // (lane 0); the second vector takes positions 8 to 15.
     let half = if O::WIDE { 0 } else { geo.line - geo.first };
-    let spread = |from: i32| {
-        let mut idx = [0i32; 16];
-        for i in 0..8 {
-            idx[2 * i + half] = 16 + from + i as i32;
-        }
-        // SAFETY: 16 i32 are 64 readable bytes; loadu needs no alignment.
-        unsafe { _mm512_loadu_si512(idx.as_ptr().cast()) }
+    // Constants, not a table built on the stack: a vector load of lanes just stored one by one
+    // would wait for the stores (a failed store-to-load forwarding on every call).
+    let (lo, hi) = if half == 0 {
+        (
+            _mm512_set_epi32(0, 23, 0, 22, 0, 21, 0, 20, 0, 19, 0, 18, 0, 17, 0, 16),
+            _mm512_set_epi32(0, 31, 0, 30, 0, 29, 0, 28, 0, 27, 0, 26, 0, 25, 0, 24),
+        )
+    } else {
+        (
+            _mm512_set_epi32(23, 0, 22, 0, 21, 0, 20, 0, 19, 0, 18, 0, 17, 0, 16, 0),
+            _mm512_set_epi32(31, 0, 30, 0, 29, 0, 28, 0, 27, 0, 26, 0, 25, 0, 24, 0),
+        )
     };
-    let (lo, hi) = (spread(0), spread(8));
     let iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
     let out = out.cast::<u32>();
     let first = geo.first;

@@ -9,9 +9,9 @@
 //! | class of work | code on AVX-512 CPUs | measured |
 //! | --- | --- | --- |
 //! | NONZERO_COORDINATES masking (compare to a bitmask) | AVX-512 (`vptestm`) | UINT8 density 0.1: 0.95-0.98 from 2^10 to 2^18; FLOAT32 density 0.01: 0.81-0.93 |
-//! | NONZERO_COORDINATES packed rows, at least [`COMPRESS_BITS`] per word and lines of at least [`COMPRESS_MIN_WIDTH`] | AVX-512 (`vpcompressd` and permutes) | see `docs/isa/` |
-//! | the same, sparser chunks or shorter lines (for rows of four 32-bit lanes or more, lines shorter than [`COMPRESS_MIN_WIDTH_WIDE_ROWS`]) | AVX2 (bit walk, sparse walk) | at 16- and 32-element lines 1.13-1.43 with AVX-512 |
-//! | NONZERO_COORDINATES in ONNX Runtime's `{2, 2·M}` layout, at least [`COMPRESS_BITS`] per word and lines of at least [`COMPRESS_MIN_WIDTH`] | AVX-512 (masked stores, lines prefetched for writing) | 0.50-0.67 from 2^12 to 2^24 |
+//! | NONZERO_COORDINATES packed rows, at least [`COMPRESS_BITS`] set bits per word and lines of at least [`compress_min_width`] elements | AVX-512 (`vpcompressd` and permutes) | two UINT32 columns: 0.91-0.97 from 2^11 to 2^16; three (3-D input): 0.78-0.85 from 2^10 to 2^16; ONNX Runtime's layout: 0.59-0.84 from 2^8 to 2^16; two UINT64 columns: 0.76-0.98 |
+//! | the same, sparser chunks or shorter lines | AVX2 (bit walk, sparse walk, dense expansion) | see the constants below |
+//! | NONZERO_COORDINATES in ONNX Runtime's `{2, 2·M}` layout, at least [`COMPRESS_BITS`] set bits per word and lines of at least [`COMPRESS_MIN_WIDTH`] | AVX-512 (masked stores, lines prefetched for writing) | 0.59-0.88 from 2^8 to 2^16, 0.5-0.7 to 2^24 |
 //! | DIAGONAL_MATRIX1 / DIAGONAL_MATRIX | AVX2 | the AVX-512 rows (masked byte stores and blends, 64-byte runs) were 1.1-4x slower at every size from 2^8 to 2^20 but rows of exactly 64 bytes (0.83-0.87), and a masked access that reaches a page the process may not touch (the last rows of a buffer that ends at a page) costs hundreds of nanoseconds each; they were removed |
 
 /// AVX-512 row walks take chunks with at least this many set bits per word on average: they
@@ -19,10 +19,25 @@
 pub(crate) const COMPRESS_BITS: usize = 12;
 
 /// AVX-512 row walks take lines at least this long: shorter lines change the template several
-/// times a word, and each part of a word costs four compresses whatever its length.
-pub(crate) const COMPRESS_MIN_WIDTH: u64 = 64;
+/// times a word. At 16-element lines the walk of three UINT32 columns took 0.79x the AVX2
+/// walk's time (2^10 elements, 8 × 8 × 16).
+pub(crate) const COMPRESS_MIN_WIDTH: u64 = 16;
 
-/// Rows of four or more 32-bit lanes (two 64-bit columns and more, five UINT32 columns and
+/// Rows of one 64-bit lane (two UINT32 columns, one UINT64 column) take the AVX-512 walk from
+/// lines this long: at 16-element lines it took 1.05-1.08x the AVX2 dense walk's time (16 × 16),
+/// at 32 0.99-1.0x, at 64 and more 0.91-0.97x.
+pub(crate) const COMPRESS_MIN_WIDTH_ONE_LANE: u64 = 32;
+
+/// Rows of four or more 32-bit lanes (two 64-bit columns and more, four UINT32 columns and
 /// more) take the AVX-512 walk from lines this long: at 64-element lines it took 1.21-1.25x
 /// the AVX2 walk's time (two UINT64 columns, 2^11 and 2^12 elements), at 128 0.95x.
 pub(crate) const COMPRESS_MIN_WIDTH_WIDE_ROWS: u64 = 128;
+
+/// The shortest line the AVX-512 walk takes for rows of `lanes` 32-bit lanes.
+pub(crate) const fn compress_min_width(lanes: usize) -> u64 {
+    match lanes {
+        2 => COMPRESS_MIN_WIDTH_ONE_LANE,
+        0..4 => COMPRESS_MIN_WIDTH,
+        _ => COMPRESS_MIN_WIDTH_WIDE_ROWS,
+    }
+}

@@ -9,7 +9,7 @@ use crate::op::kind::OpKind;
 use crate::op::nonzero_kernel::compress;
 use crate::op::nonzero_kernel::cursor::Coord;
 #[cfg(target_arch = "x86_64")]
-use crate::op::simd::dispatch::{COMPRESS_BITS, COMPRESS_MIN_WIDTH, COMPRESS_MIN_WIDTH_WIDE_ROWS};
+use crate::op::simd::dispatch::{compress_min_width, COMPRESS_BITS, COMPRESS_MIN_WIDTH};
 
 const OP: &str = OpKind::NonZeroCoordinates.name();
 
@@ -74,12 +74,7 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_,
         if self.isa.has_avx512()
             && PACKED
             && N <= 8
-            && self.geo.width
-                >= if N * (1 + O::WIDE as usize) >= 4 {
-                    COMPRESS_MIN_WIDTH_WIDE_ROWS
-                } else {
-                    COMPRESS_MIN_WIDTH
-                }
+            && self.geo.width >= compress_min_width(N * (1 + O::WIDE as usize))
             && end - first >= COMPRESS_BITS * words.len()
         {
             // SAFETY: see above; the output is packed with N <= 8 columns, and the level
