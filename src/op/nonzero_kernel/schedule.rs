@@ -81,6 +81,16 @@ pub(super) fn drive<U: Word>(
     };
     let Some(rows) = shared else {
         let rows = rows.on_this_thread();
+        if let Some((data, mask)) = src.packed_u32() {
+            let t = std::time::Instant::now();
+            // SAFETY: `data` is the whole input (packed); this thread is the only writer.
+            if let Some(count) = unsafe { rows.one_pass(&data[..m as usize], mask) } {
+                if m >= TIMED_MIN {
+                    rates.serial(m).record(m, t.elapsed());
+                }
+                return Ok(count);
+            }
+        }
         // Small inputs mask on the stack (no allocation); large ones a chunk at a time, as the
         // parallel path does.
         if m <= 64 {

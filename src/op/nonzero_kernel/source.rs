@@ -30,6 +30,16 @@ impl<'a, U: Word> Source<'a, U> {
         }
     }
 
+    /// The input's elements and the mask, when the input is packed and its elements are 32 bits.
+    pub fn packed_u32(&self) -> Option<(&'a [u32], u32)> {
+        (self.strided.is_none() && U::SIZE == 4).then(|| {
+            let mask: [u8; 4] = bytemuck::cast_slice(&[self.mask])[..4]
+                .try_into()
+                .expect("four bytes");
+            (bytemuck::cast_slice(self.data), u32::from_ne_bytes(mask))
+        })
+    }
+
     /// How the input is read: 0 packed, 1 gathered through its strides, 2 in tiles.
     pub fn class(&self) -> usize {
         match (&self.strided, self.tiled) {

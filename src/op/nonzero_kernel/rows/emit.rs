@@ -22,6 +22,35 @@ const DENSE_BITS: usize = 12;
 /// 16 × 32 × 32).
 const DENSE_MIN_WIDTH_3_4: u64 = 64;
 impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_, O, N, PACKED, S> {
+    unsafe fn one_pass(&self, data: &[u32], mask: u32) -> Option<u64> {
+        #[cfg(target_arch = "x86_64")]
+        if self.isa.has_avx512()
+            && PACKED
+            && N == 2
+            && !O::WIDE
+            && self.geo.line - self.geo.first == 1
+            && self.geo.width >= compress_min_width(2)
+            && self.out.len() >= 2 * data.len()
+            && (data.len() as u64).is_multiple_of(self.geo.width)
+        {
+            // SAFETY: the level allows AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT; the output
+            // is packed UINT32 of two columns (the line position in the second) with a row for
+            // every element, and only this thread accesses it (caller); the width divides the
+            // input. With two columns, the first is the line's index: the input's dimensions
+            // before those two are 1.
+            return unsafe {
+                compress::one_pass(
+                    self.out.as_ptr().cast(),
+                    data,
+                    mask,
+                    self.geo.width as usize,
+                )
+            };
+        }
+        let _ = (data, mask);
+        None
+    }
+
     unsafe fn emit(&self, words: &[u64], start: u64, first_row: u64, count: u64) {
         debug_assert_eq!(
             count,

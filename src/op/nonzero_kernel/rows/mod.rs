@@ -25,6 +25,17 @@ pub(super) trait Emit {
     /// `count` is the number of set bits in `words`; no other thread may write the rows
     /// `first_row .. first_row + count` while this call runs.
     unsafe fn emit(&self, words: &[u64], start: u64, first_row: u64, count: u64);
+
+    /// Writes the rows of a whole packed 32-bit input (`data`, nonzero where an element AND
+    /// `mask` is not zero) in one pass and returns the row count, when this writer has such a
+    /// pass for the output and the input; `None`, having written nothing, otherwise.
+    ///
+    /// # Safety
+    /// `data` is the whole input; no other thread may access the output while this call runs.
+    unsafe fn one_pass(&self, data: &[u32], mask: u32) -> Option<u64> {
+        let _ = (data, mask);
+        None
+    }
 }
 
 /// A row writer as the scheduler gets it: one that only this thread may use, or one that the
