@@ -322,23 +322,30 @@ pub(super) unsafe fn walk_lanes<O: Coord, const N: usize>(
 /// whatever the density, the two-pass walks' falls with it.
 const SAMPLE: usize = 1024;
 
-/// The whole of a packed 32-bit input (`data`, lines of `width` elements) into two packed
-/// UINT32 columns (the line's index, then the position in the line) in one pass: per 16
-/// elements, a compare to a bitmask, `vpcompressd` of the positions, two `vpermt2d` that pair
-/// them with the line's index, and two masked stores of exactly their rows, so nothing is
-/// written past the last row and no bitmask is kept. Returns the row count, or `None` (having
-/// written nothing) when the first elements are too sparse for it to pay
-/// ([`COMPRESS_BITS`](crate::op::simd::dispatch::COMPRESS_BITS) per 64, as for the walks).
+/// The whole of a packed 32-bit input (`data`, lines of `width` elements) into coordinates of
+/// two UINT32 columns (the line's index, then the position in the line) in one pass: per 16
+/// elements, a compare to a bitmask, `vpcompressd` of the positions and `rows(line, at, x, n)`,
+/// which writes rows `at .. at + n` from the line's index and the `n` positions in `x` with
+/// masked stores of exactly those rows, so nothing is written past the last row and no bitmask
+/// is kept. Returns the row count, or `None` (having written nothing) when the first elements
+/// are too sparse for it to pay
+/// ([`COMPRESS_BITS`](crate::op::simd::dispatch::COMPRESS_BITS) per 64, as for the walks: the
+/// pass costs the same per element whatever the density, the two-pass walks' falls with it).
 ///
 /// The two passes of the walks (a bitmask, then the rows from it) took 1.35-1.6x the time of
 /// one pass, measured with bare loops on AMD Zen 5 (`cargo bench --bench kernels -- bare`).
 ///
 /// # Safety
-/// The CPU has AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT. `out` is the first element of a
-/// packed coordinates output of two columns with room for `data.len()` rows, accessed by no
-/// other thread; `width` divides `data.len()`.
+/// The CPU has AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT; `width` divides `data.len()`;
+/// `rows` writes only rows of the output, at most `data.len()`.
+#[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
-pub(super) unsafe fn one_pass(out: *mut u32, data: &[u32], mask: u32, width: usize) -> Option<u64> {
+unsafe fn one_pass(
+    data: &[u32],
+    mask: u32,
+    width: usize,
+    mut rows: impl FnMut(__m512i, usize, __m512i, u32),
+) -> Option<u64> {
     let m = _mm512_set1_epi32(mask as i32);
     let sample = data.len().min(SAMPLE) / 16 * 16;
     let mut set = 0u64;
@@ -351,36 +358,16 @@ pub(super) unsafe fn one_pass(out: *mut u32, data: &[u32], mask: u32, width: usi
         return None;
     }
     let iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-    // Lane 2i takes the line's index (lane 0 of the first table), lane 2i + 1 position i
-    // (+ 8 for the second vector) of the compressed ones.
-    let lo = _mm512_set_epi32(23, 0, 22, 0, 21, 0, 20, 0, 19, 0, 18, 0, 17, 0, 16, 0);
-    let hi = _mm512_set_epi32(31, 0, 30, 0, 29, 0, 28, 0, 27, 0, 26, 0, 25, 0, 24, 0);
     let (whole, tail) = (width / 16, width % 16);
     let mut row = 0usize;
     for (r, line) in data.chunks_exact(width).enumerate() {
         let t = _mm512_set1_epi32(r as i32);
-        // Writes the rows of the 16 elements from position `c` of the line: bit i of `bits`
-        // set for each nonzero one.
+        // The rows of the 16 elements from position `c` of the line: bit i of `bits` set for
+        // each nonzero one.
         let mut put = |bits: u16, c: usize| {
-            let x = _mm512_maskz_compress_epi32(
-                bits,
-                _mm512_add_epi32(iota, _mm512_set1_epi32(c as i32)),
-            );
+            let pos = _mm512_add_epi32(iota, _mm512_set1_epi32(c as i32));
             let n = bits.count_ones();
-            // Rows row .. row + n: 2n lanes, the first 16 in the first vector.
-            let (m0, m1) = (
-                _bzhi_u32(0xFFFF, 2 * n) as u16,
-                _bzhi_u32(0xFFFF, (2 * n).saturating_sub(16)) as u16,
-            );
-            // SAFETY: rows row .. row + n are rows of this output (one per nonzero element so
-            // far, at most `data.len()`), ours; the masks cover only them (a masked store
-            // writes no other byte and does not fault on them). A prefetch never faults.
-            unsafe {
-                let d = out.add(2 * row);
-                _mm_prefetch::<_MM_HINT_ET0>(d.wrapping_add(PREFETCH_ROWS * 2).cast());
-                _mm512_mask_storeu_epi32(d.cast(), m0, _mm512_permutex2var_epi32(t, lo, x));
-                _mm512_mask_storeu_epi32(d.add(16).cast(), m1, _mm512_permutex2var_epi32(t, hi, x));
-            }
+            rows(t, row, _mm512_maskz_compress_epi32(bits, pos), n);
             row += n as usize;
         };
         let p = line.as_ptr();
@@ -398,4 +385,93 @@ pub(super) unsafe fn one_pass(out: *mut u32, data: &[u32], mask: u32, width: usi
         }
     }
     Some(row as u64)
+}
+
+/// The masks of the first `n` of 16 rows of two 32-bit lanes each, as two vectors of eight
+/// rows, with `lanes` of each row's two (0b11 both, 0b01 the first).
+#[inline]
+#[target_feature(enable = "bmi2")]
+fn row_masks(n: u32, lanes: u16) -> (u16, u16) {
+    let each = lanes * 0x5555;
+    let first = |k: u32| _bzhi_u32(0xFFFF, k) as u16;
+    (
+        first(2 * n) & each,
+        first((2 * n).saturating_sub(16)) & each,
+    )
+}
+
+/// [`one_pass`] into packed coordinates: two UINT32 columns, row r at element 2r.
+///
+/// # Safety
+/// The CPU has AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT. `out` is the first element of a
+/// packed coordinates output of two columns with room for `data.len()` rows, accessed by no
+/// other thread; `width` divides `data.len()`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
+pub(super) unsafe fn one_pass_packed(
+    out: *mut u32,
+    data: &[u32],
+    mask: u32,
+    width: usize,
+) -> Option<u64> {
+    // Lane 2i takes the line's index (lane 0 of the first table), lane 2i + 1 position i
+    // (+ 8 for the second vector) of the compressed ones.
+    let lo = _mm512_set_epi32(23, 0, 22, 0, 21, 0, 20, 0, 19, 0, 18, 0, 17, 0, 16, 0);
+    let hi = _mm512_set_epi32(31, 0, 30, 0, 29, 0, 28, 0, 27, 0, 26, 0, 25, 0, 24, 0);
+    let rows = |t: __m512i, at: usize, x: __m512i, n: u32| {
+        let (m0, m1) = row_masks(n, 0b11);
+        // SAFETY: rows at .. at + n are rows of the output (one per nonzero element so far, at
+        // most `data.len()`), ours; the masks cover only them (a masked store writes no other
+        // byte and does not fault on the others). A prefetch never faults.
+        unsafe {
+            let d = out.add(2 * at);
+            _mm_prefetch::<_MM_HINT_ET0>(d.wrapping_add(PREFETCH_ROWS * 2).cast());
+            _mm512_mask_storeu_epi32(d.cast(), m0, _mm512_permutex2var_epi32(t, lo, x));
+            _mm512_mask_storeu_epi32(d.add(16).cast(), m1, _mm512_permutex2var_epi32(t, hi, x));
+        }
+    };
+    // SAFETY: this function has the features; the rows are the output's (caller).
+    unsafe { one_pass(data, mask, width, rows) }
+}
+
+/// [`one_pass`] into ONNX Runtime's layout: row r's column c at element `2 r + cs × c` (the low
+/// halves of an int64 `[2, M]` tensor); the odd elements, the high halves, are not touched.
+///
+/// # Safety
+/// As for [`one_pass_packed`], with that layout: every element `2 r + cs × c` of `data.len()`
+/// rows is in the output and accessed by no other thread, and no two of them are one.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
+pub(super) unsafe fn one_pass_pairs(
+    out: *mut u32,
+    cs: usize,
+    data: &[u32],
+    mask: u32,
+    width: usize,
+) -> Option<u64> {
+    // Lanes 2i and 2i + 1 of vector h take position 8h + i of the compressed ones.
+    let spread = [
+        _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0),
+        _mm512_set_epi32(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8),
+    ];
+    let rows = |t: __m512i, at: usize, x: __m512i, n: u32| {
+        let (m0, m1) = row_masks(n, 0b01);
+        // SAFETY: rows at .. at + n are rows of the output (one per nonzero element so far, at
+        // most `data.len()`), ours; the masks cover only their even elements 2r + cs × c (a
+        // masked store writes no other byte and does not fault on the others). A prefetch
+        // never faults.
+        unsafe {
+            let (c0, c1) = (out.add(2 * at), out.add(2 * at + cs));
+            _mm_prefetch::<_MM_HINT_ET0>(c0.wrapping_add(PREFETCH_ROWS * 2).cast());
+            _mm_prefetch::<_MM_HINT_ET0>(c1.wrapping_add(PREFETCH_ROWS * 2).cast());
+            _mm512_mask_storeu_epi32(c0.cast(), m0, t);
+            _mm512_mask_storeu_epi32(c0.add(16).cast(), m1, t);
+            _mm512_mask_storeu_epi32(c1.cast(), m0, _mm512_permutexvar_epi32(spread[0], x));
+            _mm512_mask_storeu_epi32(
+                c1.add(16).cast(),
+                m1,
+                _mm512_permutexvar_epi32(spread[1], x),
+            );
+        }
+    };
+    // SAFETY: this function has the features; the rows are the output's (caller).
+    unsafe { one_pass(data, mask, width, rows) }
 }

@@ -23,29 +23,34 @@ const DENSE_BITS: usize = 12;
 const DENSE_MIN_WIDTH_3_4: u64 = 64;
 impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_, O, N, PACKED, S> {
     unsafe fn one_pass(&self, data: &[u32], mask: u32) -> Option<u64> {
+        // Two UINT32 columns, the line position in the second, lines long enough: the first
+        // column is then the line's index (the input's dimensions before those two are 1).
         #[cfg(target_arch = "x86_64")]
         if self.isa.has_avx512()
-            && PACKED
             && N == 2
             && !O::WIDE
             && self.geo.line - self.geo.first == 1
-            && self.geo.width >= compress_min_width(2)
-            && self.out.len() >= 2 * data.len()
             && (data.len() as u64).is_multiple_of(self.geo.width)
         {
-            // SAFETY: the level allows AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT; the output
-            // is packed UINT32 of two columns (the line position in the second) with a row for
-            // every element, and only this thread accesses it (caller); the width divides the
-            // input. With two columns, the first is the line's index: the input's dimensions
-            // before those two are 1.
-            return unsafe {
-                compress::one_pass(
-                    self.out.as_ptr().cast(),
-                    data,
-                    mask,
-                    self.geo.width as usize,
-                )
-            };
+            let (out, width) = (self.out.as_ptr().cast::<u32>(), self.geo.width as usize);
+            if PACKED && width as u64 >= compress_min_width(2) && self.out.len() >= 2 * data.len() {
+                // SAFETY: the level allows AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT; the
+                // output is packed with a row for every element, and only this thread
+                // accesses it (caller); the width divides the input.
+                return unsafe { compress::one_pass_packed(out, data, mask, width) };
+            }
+            let last = (2 * data.len()).checked_add(self.cs);
+            if !PACKED
+                && S::DISJOINT
+                && self.rs == 2
+                && self.cs >= 2
+                && width as u64 >= COMPRESS_MIN_WIDTH
+                && last.is_some_and(|l| l <= self.out.len() + 2)
+            {
+                // SAFETY: as above, in ONNX Runtime's layout: the last row's second column,
+                // element 2 (len - 1) + cs, is in the output, and the layout is proven disjoint.
+                return unsafe { compress::one_pass_pairs(out, self.cs, data, mask, width) };
+            }
         }
         let _ = (data, mask);
         None
