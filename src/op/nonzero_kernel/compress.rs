@@ -475,3 +475,46 @@ pub(super) unsafe fn one_pass_pairs(
     // SAFETY: this function has the features; the rows are the output's (caller).
     unsafe { one_pass(data, mask, width, rows) }
 }
+
+/// [`one_pass`] into one UINT32 column (a 1-D input: the position is the coordinate), rows
+/// `stride` elements apart: 1 packed, 2 in ONNX Runtime's layout (whose odd elements, the high
+/// halves of int64 coordinates, are not touched).
+///
+/// # Safety
+/// The CPU has AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT. `out` is the first element of the
+/// coordinates output, whose elements `stride × r` for the first `data.len()` rows r are in it
+/// and accessed by no other thread; `stride` is 1 or 2.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
+pub(super) unsafe fn one_pass_column(
+    out: *mut u32,
+    stride: usize,
+    data: &[u32],
+    mask: u32,
+) -> Option<u64> {
+    let spread = [
+        _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0),
+        _mm512_set_epi32(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8),
+    ];
+    let rows = |_: __m512i, at: usize, x: __m512i, n: u32| {
+        // SAFETY: rows at .. at + n are rows of the output (one per nonzero element so far, at
+        // most `data.len()`), ours; the masks cover only their elements (a masked store writes
+        // no other byte and does not fault on the others). A prefetch never faults.
+        unsafe {
+            let d = out.add(stride * at);
+            _mm_prefetch::<_MM_HINT_ET0>(d.wrapping_add(PREFETCH_ROWS * stride).cast());
+            if stride == 1 {
+                _mm512_mask_storeu_epi32(d.cast(), _bzhi_u32(0xFFFF, n) as u16, x);
+            } else {
+                let (m0, m1) = row_masks(n, 0b01);
+                _mm512_mask_storeu_epi32(d.cast(), m0, _mm512_permutexvar_epi32(spread[0], x));
+                _mm512_mask_storeu_epi32(
+                    d.add(16).cast(),
+                    m1,
+                    _mm512_permutexvar_epi32(spread[1], x),
+                );
+            }
+        }
+    };
+    // SAFETY: this function has the features; the rows are the output's (caller); one line.
+    unsafe { one_pass(data, mask, data.len(), rows) }
+}

@@ -27,6 +27,27 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_,
         // column is then the line's index (the input's dimensions before those two are 1).
         #[cfg(target_arch = "x86_64")]
         if self.isa.has_avx512()
+            && N == 1
+            && !O::WIDE
+            && !data.is_empty()
+            && self.geo.width >= COMPRESS_MIN_WIDTH
+        {
+            // One column: a 1-D input (or one whose other dimensions are 1), one line.
+            let stride = if PACKED { 1 } else { self.rs };
+            let last = (data.len() - 1).checked_mul(stride);
+            if (stride == 1 || (stride == 2 && S::DISJOINT))
+                && last.is_some_and(|l| l < self.out.len())
+            {
+                // SAFETY: the level allows AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT; the
+                // elements `stride × r` of a row for every input element are in the output
+                // (checked) and only this thread accesses it (caller).
+                return unsafe {
+                    compress::one_pass_column(self.out.as_ptr().cast(), stride, data, mask)
+                };
+            }
+        }
+        #[cfg(target_arch = "x86_64")]
+        if self.isa.has_avx512()
             && N == 2
             && !O::WIDE
             && self.geo.line - self.geo.first == 1
