@@ -81,6 +81,14 @@ fn series() -> Vec<Series> {
             kind: |k| nonzero(T::UINT8, 2, 0.1, Coords::Packed, k),
         },
         Series {
+            name: "nonzero f16 d=0.5",
+            kind: |k| nonzero(T::FLOAT16, 2, 0.5, Coords::Packed, k),
+        },
+        Series {
+            name: "nonzero u8 d=0.5",
+            kind: |k| nonzero(T::UINT8, 2, 0.5, Coords::Packed, k),
+        },
+        Series {
             name: "nonzero f32 1-D d=0.5",
             kind: |k| nonzero(T::FLOAT32, 1, 0.5, Coords::Packed, k),
         },

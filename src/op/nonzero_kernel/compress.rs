@@ -322,9 +322,9 @@ pub(super) unsafe fn walk_lanes<O: Coord, const N: usize>(
 /// whatever the density, the two-pass walks' falls with it.
 const SAMPLE: usize = 1024;
 
-/// The whole of a packed 32-bit input (`data`, lines of `width` elements) into coordinates of
-/// two UINT32 columns (the line's index, then the position in the line) in one pass: per 16
-/// elements, a compare to a bitmask, `vpcompressd` of the positions and `rows(line, at, x, n)`,
+/// The whole of a packed input of 8-, 16- or 32-bit elements (`data`, lines of `width`
+/// elements) into coordinates of UINT32 columns (the line's index, then the position in the
+/// line) in one pass: per 64 bytes a compare to a bitmask, then per 16 elements `vpcompressd` of the positions and `rows(line, at, x, n)`,
 /// which writes rows `at .. at + n` from the line's index and the `n` positions in `x` with
 /// masked stores of exactly those rows, so nothing is written past the last row and no bitmask
 /// is kept. Returns the row count, or `None` (having written nothing) when the first elements
@@ -340,51 +340,121 @@ const SAMPLE: usize = 1024;
 /// `rows` writes only rows of the output, at most `data.len()`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
-unsafe fn one_pass(
-    data: &[u32],
-    mask: u32,
+unsafe fn one_pass<U: OnePassWord>(
+    data: &[U],
+    mask: U,
     width: usize,
     mut rows: impl FnMut(__m512i, usize, __m512i, u32),
 ) -> Option<u64> {
-    let m = _mm512_set1_epi32(mask as i32);
-    let sample = data.len().min(SAMPLE) / 16 * 16;
+    let per = U::PER;
+    let sample = data.len().min(SAMPLE) / per * per;
     let mut set = 0u64;
-    for v in data[..sample].chunks_exact(16) {
-        // SAFETY: `v` is 16 u32, one vector; loadu needs no alignment.
-        let v = unsafe { _mm512_loadu_si512(v.as_ptr().cast()) };
-        set += u64::from(_mm512_test_epi32_mask(v, m).count_ones());
+    for v in data[..sample].chunks_exact(per) {
+        // SAFETY: `v` is one vector of elements; the CPU has the features.
+        set += u64::from(unsafe { U::test(v.as_ptr(), u64::MAX, mask) }.count_ones());
     }
     if (set as usize) * 64 < crate::op::simd::dispatch::COMPRESS_BITS * sample {
         return None;
     }
     let iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-    let (whole, tail) = (width / 16, width % 16);
+    let (whole, tail) = (width / per, width % per);
     let mut row = 0usize;
     for (r, line) in data.chunks_exact(width).enumerate() {
         let t = _mm512_set1_epi32(r as i32);
-        // The rows of the 16 elements from position `c` of the line: bit i of `bits` set for
-        // each nonzero one.
-        let mut put = |bits: u16, c: usize| {
-            let pos = _mm512_add_epi32(iota, _mm512_set1_epi32(c as i32));
-            let n = bits.count_ones();
-            rows(t, row, _mm512_maskz_compress_epi32(bits, pos), n);
-            row += n as usize;
+        // The rows of the `count` elements from position `c` of the line: bit i of `bits` set
+        // for each nonzero one, 16 elements at a time.
+        let mut put = |bits: u64, c: usize, count: usize| {
+            for k in 0..count.div_ceil(16) {
+                let b = (bits >> (16 * k)) as u16;
+                let pos = _mm512_add_epi32(iota, _mm512_set1_epi32((c + 16 * k) as i32));
+                let n = b.count_ones();
+                rows(t, row, _mm512_maskz_compress_epi32(b, pos), n);
+                row += n as usize;
+            }
         };
         let p = line.as_ptr();
         for k in 0..whole {
-            // SAFETY: elements 16k .. 16k + 16 of the line are in it.
-            let v = unsafe { _mm512_loadu_si512(p.add(16 * k).cast()) };
-            put(_mm512_test_epi32_mask(v, m), 16 * k);
+            // SAFETY: elements per × k .. per × (k + 1) of the line are in it.
+            put(
+                unsafe { U::test(p.add(per * k), u64::MAX, mask) },
+                per * k,
+                per,
+            );
         }
         if tail > 0 {
-            let lanes = _bzhi_u32(0xFFFF, tail as u32) as u16;
-            // SAFETY: the masked load reads only the line's last `tail` elements (and does not
+            // SAFETY: only the line's last `tail` elements are read (the masked load does not
             // fault on the lanes it leaves out).
-            let v = unsafe { _mm512_maskz_loadu_epi32(lanes, p.add(16 * whole).cast()) };
-            put(_mm512_mask_test_epi32_mask(lanes, v, m), 16 * whole);
+            let bits = unsafe { U::test(p.add(per * whole), (1u64 << tail) - 1, mask) };
+            put(bits, per * whole, tail);
         }
     }
     Some(row as u64)
+}
+
+/// An input element type the one pass reads, a 64-byte vector (`PER` elements) at a time.
+pub(super) trait OnePassWord: Copy {
+    const PER: usize;
+    /// Bit i set when element i of the `PER` from `p` is one of `lanes` (bit i) and AND `mask`
+    /// is not zero.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F and BW; the elements of `lanes` from `p` are readable (the others
+    /// are not read).
+    unsafe fn test(p: *const Self, lanes: u64, mask: Self) -> u64;
+}
+
+impl OnePassWord for u32 {
+    const PER: usize = 16;
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn test(p: *const u32, lanes: u64, mask: u32) -> u64 {
+        let (lanes, m) = (lanes as u16, _mm512_set1_epi32(mask as i32));
+        // SAFETY: the lanes' elements are readable (caller); a full vector is a plain load.
+        let v = unsafe {
+            if lanes == u16::MAX {
+                _mm512_loadu_si512(p.cast())
+            } else {
+                _mm512_maskz_loadu_epi32(lanes, p.cast())
+            }
+        };
+        u64::from(_mm512_mask_test_epi32_mask(lanes, v, m))
+    }
+}
+
+impl OnePassWord for u16 {
+    const PER: usize = 32;
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn test(p: *const u16, lanes: u64, mask: u16) -> u64 {
+        let (lanes, m) = (lanes as u32, _mm512_set1_epi16(mask as i16));
+        // SAFETY: as for u32.
+        let v = unsafe {
+            if lanes == u32::MAX {
+                _mm512_loadu_si512(p.cast())
+            } else {
+                _mm512_maskz_loadu_epi16(lanes, p.cast())
+            }
+        };
+        u64::from(_mm512_mask_test_epi16_mask(lanes, v, m))
+    }
+}
+
+impl OnePassWord for u8 {
+    const PER: usize = 64;
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn test(p: *const u8, lanes: u64, mask: u8) -> u64 {
+        let m = _mm512_set1_epi8(mask as i8);
+        // SAFETY: as for u32.
+        let v = unsafe {
+            if lanes == u64::MAX {
+                _mm512_loadu_si512(p.cast())
+            } else {
+                _mm512_maskz_loadu_epi8(lanes, p.cast())
+            }
+        };
+        _mm512_mask_test_epi8_mask(lanes, v, m)
+    }
 }
 
 /// The masks of the first `n` of 16 rows of two 32-bit lanes each, as two vectors of eight
@@ -407,10 +477,10 @@ fn row_masks(n: u32, lanes: u16) -> (u16, u16) {
 /// packed coordinates output of two columns with room for `data.len()` rows, accessed by no
 /// other thread; `width` divides `data.len()`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
-pub(super) unsafe fn one_pass_packed(
+pub(super) unsafe fn one_pass_packed<U: OnePassWord>(
     out: *mut u32,
-    data: &[u32],
-    mask: u32,
+    data: &[U],
+    mask: U,
     width: usize,
 ) -> Option<u64> {
     // Lane 2i takes the line's index (lane 0 of the first table), lane 2i + 1 position i
@@ -440,11 +510,11 @@ pub(super) unsafe fn one_pass_packed(
 /// As for [`one_pass_packed`], with that layout: every element `2 r + cs × c` of `data.len()`
 /// rows is in the output and accessed by no other thread, and no two of them are one.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
-pub(super) unsafe fn one_pass_pairs(
+pub(super) unsafe fn one_pass_pairs<U: OnePassWord>(
     out: *mut u32,
     cs: usize,
-    data: &[u32],
-    mask: u32,
+    data: &[U],
+    mask: U,
     width: usize,
 ) -> Option<u64> {
     // Lanes 2i and 2i + 1 of vector h take position 8h + i of the compressed ones.
@@ -485,11 +555,11 @@ pub(super) unsafe fn one_pass_pairs(
 /// coordinates output, whose elements `stride × r` for the first `data.len()` rows r are in it
 /// and accessed by no other thread; `stride` is 1 or 2.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
-pub(super) unsafe fn one_pass_column(
+pub(super) unsafe fn one_pass_column<U: OnePassWord>(
     out: *mut u32,
     stride: usize,
-    data: &[u32],
-    mask: u32,
+    data: &[U],
+    mask: U,
 ) -> Option<u64> {
     let spread = [
         _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0),

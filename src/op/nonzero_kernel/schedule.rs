@@ -81,10 +81,10 @@ pub(super) fn drive<U: Word>(
     };
     let Some(rows) = shared else {
         let rows = rows.on_this_thread();
-        if let Some((data, mask)) = src.packed_u32() {
+        if let Some(input) = src.packed() {
             let t = std::time::Instant::now();
-            // SAFETY: `data` is the whole input (packed); this thread is the only writer.
-            if let Some(count) = unsafe { rows.one_pass(&data[..m as usize], mask) } {
+            // SAFETY: these are the whole input's elements; this thread is the only writer.
+            if let Some(count) = unsafe { rows.one_pass(input.first(m as usize)) } {
                 if m >= TIMED_MIN {
                     rates.serial(m).record(m, t.elapsed());
                 }

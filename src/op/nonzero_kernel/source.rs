@@ -5,6 +5,26 @@
 use crate::op::simd::{mask_tail, Isa, Word};
 use crate::tensor::{Layout, MAX_DIMS};
 
+/// A packed input's elements of 8, 16 or 32 bits and the mask (an element is nonzero when it
+/// AND the mask is not zero).
+#[derive(Clone, Copy)]
+pub(super) enum Packed<'a> {
+    U8(&'a [u8], u8),
+    U16(&'a [u16], u16),
+    U32(&'a [u32], u32),
+}
+
+impl Packed<'_> {
+    /// The first `m` elements only.
+    pub fn first(self, m: usize) -> Self {
+        match self {
+            Packed::U8(d, k) => Packed::U8(&d[..m], k),
+            Packed::U16(d, k) => Packed::U16(&d[..m], k),
+            Packed::U32(d, k) => Packed::U32(&d[..m], k),
+        }
+    }
+}
+
 /// Where the input's elements come from, as bitmasks.
 pub(super) struct Source<'a, U> {
     data: &'a [U],
@@ -30,14 +50,25 @@ impl<'a, U: Word> Source<'a, U> {
         }
     }
 
-    /// The input's elements and the mask, when the input is packed and its elements are 32 bits.
-    pub fn packed_u32(&self) -> Option<(&'a [u32], u32)> {
-        (self.strided.is_none() && U::SIZE == 4).then(|| {
-            let mask: [u8; 4] = bytemuck::cast_slice(&[self.mask])[..4]
-                .try_into()
-                .expect("four bytes");
-            (bytemuck::cast_slice(self.data), u32::from_ne_bytes(mask))
-        })
+    /// The input's elements and the mask, when the input is packed and its elements are 8, 16
+    /// or 32 bits.
+    pub fn packed(&self) -> Option<Packed<'a>> {
+        if self.strided.is_some() {
+            return None;
+        }
+        let m: &[u8] = bytemuck::cast_slice(core::slice::from_ref(&self.mask));
+        match U::SIZE {
+            1 => Some(Packed::U8(bytemuck::cast_slice(self.data), m[0])),
+            2 => Some(Packed::U16(
+                bytemuck::cast_slice(self.data),
+                u16::from_ne_bytes([m[0], m[1]]),
+            )),
+            4 => Some(Packed::U32(
+                bytemuck::cast_slice(self.data),
+                u32::from_ne_bytes([m[0], m[1], m[2], m[3]]),
+            )),
+            _ => None,
+        }
     }
 
     /// How the input is read: 0 packed, 1 gathered through its strides, 2 in tiles.

@@ -8,6 +8,7 @@ use crate::op::kind::OpKind;
 #[cfg(target_arch = "x86_64")]
 use crate::op::nonzero_kernel::compress;
 use crate::op::nonzero_kernel::cursor::Coord;
+use crate::op::nonzero_kernel::source::Packed;
 #[cfg(target_arch = "x86_64")]
 use crate::op::simd::dispatch::{compress_min_width, COMPRESS_BITS, COMPRESS_MIN_WIDTH};
 
@@ -22,58 +23,20 @@ const DENSE_BITS: usize = 12;
 /// 16 × 32 × 32).
 const DENSE_MIN_WIDTH_3_4: u64 = 64;
 impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_, O, N, PACKED, S> {
-    unsafe fn one_pass(&self, data: &[u32], mask: u32) -> Option<u64> {
-        // Two UINT32 columns, the line position in the second, lines long enough: the first
-        // column is then the line's index (the input's dimensions before those two are 1).
+    unsafe fn one_pass(&self, input: Packed<'_>) -> Option<u64> {
         #[cfg(target_arch = "x86_64")]
-        if self.isa.has_avx512()
-            && N == 1
-            && !O::WIDE
-            && !data.is_empty()
-            && self.geo.width >= COMPRESS_MIN_WIDTH
-        {
-            // One column: a 1-D input (or one whose other dimensions are 1), one line.
-            let stride = if PACKED { 1 } else { self.rs };
-            let last = (data.len() - 1).checked_mul(stride);
-            if (stride == 1 || (stride == 2 && S::DISJOINT))
-                && last.is_some_and(|l| l < self.out.len())
-            {
-                // SAFETY: the level allows AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT; the
-                // elements `stride × r` of a row for every input element are in the output
-                // (checked) and only this thread accesses it (caller).
-                return unsafe {
-                    compress::one_pass_column(self.out.as_ptr().cast(), stride, data, mask)
-                };
-            }
+        if self.isa.has_avx512() && !O::WIDE {
+            // SAFETY: forwarded contract; the level allows AVX-512 F, BW, VL and VBMI2, BMI2 and
+            // POPCNT.
+            return unsafe {
+                match input {
+                    Packed::U8(d, m) => self.one_pass_avx512(d, m),
+                    Packed::U16(d, m) => self.one_pass_avx512(d, m),
+                    Packed::U32(d, m) => self.one_pass_avx512(d, m),
+                }
+            };
         }
-        #[cfg(target_arch = "x86_64")]
-        if self.isa.has_avx512()
-            && N == 2
-            && !O::WIDE
-            && self.geo.line - self.geo.first == 1
-            && (data.len() as u64).is_multiple_of(self.geo.width)
-        {
-            let (out, width) = (self.out.as_ptr().cast::<u32>(), self.geo.width as usize);
-            if PACKED && width as u64 >= compress_min_width(2) && self.out.len() >= 2 * data.len() {
-                // SAFETY: the level allows AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT; the
-                // output is packed with a row for every element, and only this thread
-                // accesses it (caller); the width divides the input.
-                return unsafe { compress::one_pass_packed(out, data, mask, width) };
-            }
-            let last = (2 * data.len()).checked_add(self.cs);
-            if !PACKED
-                && S::DISJOINT
-                && self.rs == 2
-                && self.cs >= 2
-                && width as u64 >= COMPRESS_MIN_WIDTH
-                && last.is_some_and(|l| l <= self.out.len() + 2)
-            {
-                // SAFETY: as above, in ONNX Runtime's layout: the last row's second column,
-                // element 2 (len - 1) + cs, is in the output, and the layout is proven disjoint.
-                return unsafe { compress::one_pass_pairs(out, self.cs, data, mask, width) };
-            }
-        }
-        let _ = (data, mask);
+        let _ = input;
         None
     }
 
@@ -178,5 +141,58 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_,
                 self.walk::<false>(words, start, first, end);
             }
         }
+    }
+}
+
+impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Rows<'_, O, N, PACKED, S> {
+    /// [`Emit::one_pass`] with AVX-512, for UINT32 coordinates of one column (a 1-D input,
+    /// packed or in ONNX Runtime's layout) or two (the line position in the second, packed or
+    /// in ONNX Runtime's layout), lines long enough.
+    ///
+    /// # Safety
+    /// As for [`Emit::one_pass`]; the CPU has AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT, and
+    /// the coordinates are UINT32.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn one_pass_avx512<U: compress::OnePassWord>(&self, data: &[U], mask: U) -> Option<u64> {
+        let out = self.out.as_ptr().cast::<u32>();
+        let width = self.geo.width as usize;
+        if data.is_empty() || !(data.len() as u64).is_multiple_of(self.geo.width) {
+            return None;
+        }
+        if N == 1 && self.geo.width >= COMPRESS_MIN_WIDTH {
+            // One column: a 1-D input (or one whose other dimensions are 1), one line.
+            let stride = if PACKED { 1 } else { self.rs };
+            let last = (data.len() - 1).checked_mul(stride);
+            if (stride == 1 || (stride == 2 && S::DISJOINT))
+                && last.is_some_and(|l| l < self.out.len())
+            {
+                // SAFETY: the elements `stride × r` of a row for every input element are in the
+                // output (checked) and only this thread accesses it (caller).
+                return unsafe { compress::one_pass_column(out, stride, data, mask) };
+            }
+        }
+        // Two columns, the line position in the second: the first is then the line's index
+        // (the input's dimensions before those two are 1).
+        if N == 2 && self.geo.line - self.geo.first == 1 {
+            if PACKED && self.geo.width >= compress_min_width(2) && self.out.len() >= 2 * data.len()
+            {
+                // SAFETY: the output is packed with a row for every element, and only this
+                // thread accesses it (caller); the width divides the input.
+                return unsafe { compress::one_pass_packed(out, data, mask, width) };
+            }
+            let last = (2 * data.len()).checked_add(self.cs);
+            if !PACKED
+                && S::DISJOINT
+                && self.rs == 2
+                && self.cs >= 2
+                && self.geo.width >= COMPRESS_MIN_WIDTH
+                && last.is_some_and(|l| l <= self.out.len() + 2)
+            {
+                // SAFETY: as above, in ONNX Runtime's layout: the last row's second column,
+                // element 2 (len - 1) + cs, is in the output, and the layout is proven disjoint.
+                return unsafe { compress::one_pass_pairs(out, self.cs, data, mask, width) };
+            }
+        }
+        None
     }
 }

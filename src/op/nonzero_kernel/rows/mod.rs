@@ -14,6 +14,7 @@ mod walk;
 
 use super::cursor::{Coord, Geometry};
 use super::out_view::{Exclusive, OutView, Shared};
+use super::source::Packed;
 use crate::op::simd::Isa;
 
 /// Writes coordinate rows.
@@ -26,14 +27,14 @@ pub(super) trait Emit {
     /// `first_row .. first_row + count` while this call runs.
     unsafe fn emit(&self, words: &[u64], start: u64, first_row: u64, count: u64);
 
-    /// Writes the rows of a whole packed 32-bit input (`data`, nonzero where an element AND
-    /// `mask` is not zero) in one pass and returns the row count, when this writer has such a
-    /// pass for the output and the input; `None`, having written nothing, otherwise.
+    /// Writes the rows of a whole packed input in one pass and returns the row count, when
+    /// this writer has such a pass for the output and the input; `None`, having written
+    /// nothing, otherwise.
     ///
     /// # Safety
-    /// `data` is the whole input; no other thread may access the output while this call runs.
-    unsafe fn one_pass(&self, data: &[u32], mask: u32) -> Option<u64> {
-        let _ = (data, mask);
+    /// `input` is the whole input; no other thread may access the output while this call runs.
+    unsafe fn one_pass(&self, input: Packed<'_>) -> Option<u64> {
+        let _ = input;
         None
     }
 }
