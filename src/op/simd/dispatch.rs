@@ -8,7 +8,7 @@
 //!
 //! | class of work | code on AVX-512 CPUs | measured |
 //! | --- | --- | --- |
-//! | NONZERO_COORDINATES on a packed 32-bit input into one or two UINT32 columns (packed or ONNX Runtime's layout), lines of at least [`COMPRESS_MIN_WIDTH_ONE_LANE`] elements (one column: [`COMPRESS_MIN_WIDTH`]), the first 1024 elements at least [`COMPRESS_BITS`] per 64 nonzero | AVX-512, one pass (compress, permutes, masked stores of exactly the rows) | FLOAT32 density 0.5: 0.64-0.72 from 2^10 to 2^24 (two columns), 0.58-0.84 (one column), ONNX Runtime's layout 0.30-0.62 |
+//! | NONZERO_COORDINATES on a packed 32-bit input into one or two UINT32 columns (packed or ONNX Runtime's layout), lines of at least [`COMPRESS_MIN_WIDTH`] elements, the first 256 elements at least [`COMPRESS_BITS`] per 64 nonzero | AVX-512, one pass (compress, permutes, masked stores of exactly the rows) | FLOAT32 density 0.5: 0.57-0.72 from 2^8 to 2^24 (two columns), 0.58-0.84 (one column), ONNX Runtime's layout 0.30-0.62; FLOAT16 and UINT8 0.7-0.9 |
 //! | NONZERO_COORDINATES masking (compare to a bitmask) | AVX-512 (`vptestm`) | UINT8 density 0.1: 0.95-0.98 from 2^10 to 2^18; FLOAT32 density 0.01: 0.81-0.93 |
 //! | NONZERO_COORDINATES packed rows, at least [`COMPRESS_BITS`] set bits per word and lines of at least [`compress_min_width`] elements | AVX-512 (`vpcompressd` and permutes) | two UINT32 columns: 0.91-0.97 from 2^11 to 2^16; three (3-D input): 0.78-0.85 from 2^10 to 2^16; ONNX Runtime's layout: 0.59-0.84 from 2^8 to 2^16; two UINT64 columns: 0.76-0.98 |
 //! | the same, sparser chunks or shorter lines | AVX2 (bit walk, sparse walk, dense expansion) | see the constants below |

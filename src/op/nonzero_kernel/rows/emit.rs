@@ -174,8 +174,7 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Rows<'_, O, N, PA
         // Two columns, the line position in the second: the first is then the line's index
         // (the input's dimensions before those two are 1).
         if N == 2 && self.geo.line - self.geo.first == 1 {
-            if PACKED && self.geo.width >= compress_min_width(2) && self.out.len() >= 2 * data.len()
-            {
+            if PACKED && self.geo.width >= COMPRESS_MIN_WIDTH && self.out.len() >= 2 * data.len() {
                 // SAFETY: the output is packed with a row for every element, and only this
                 // thread accesses it (caller); the width divides the input.
                 return unsafe { compress::one_pass_packed(out, data, mask, width) };
