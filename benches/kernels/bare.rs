@@ -7,6 +7,10 @@
 //!
 //! - `permute`: per 16 elements, a compare to a mask, `vpcompressd` of the column indices,
 //!   two `vpermt2d` to pair them with the row index, two 64-byte stores, advance by the popcount.
+//! - `two pass`: `permute` after a first pass that turns every element into a bit of a
+//!   bitmask word, as the library's walks go.
+//! - `bytes`: `two pass` with one `vpcompressb` of each word's bit positions, widened 16 at a
+//!   time as many times as the word has rows, as the library goes now.
 //! - `qwords`: per 8 elements, `vpcompressq` of the eight (row, column) rows and one store.
 
 use std::arch::x86_64::*;
@@ -256,15 +260,17 @@ pub fn run(filter: &Option<String>) {
         crate::isa::cpu_name()
     );
     println!(
-        "{:>9} {:>11} {:>11} {:>11} {:>11} {:>11} {:>8} {:>8} {:>8} {:>8}",
+        "{:>9} {:>11} {:>11} {:>11} {:>11} {:>11} {:>11} {:>8} {:>8} {:>8} {:>8} {:>8}",
         "elements",
         "memcpy",
         "permute",
         "two pass",
+        "bytes",
         "qwords",
         "library",
         "permute",
         "two pass",
+        "bytes",
         "qwords",
         "library"
     );
@@ -291,7 +297,8 @@ pub fn run(filter: &Option<String>) {
         );
         let mut words = Vec::with_capacity(n / 64);
         // SAFETY: as above.
-        assert_eq!(unsafe { byte_compress(&input, w, &mut out, &mut words) }, count);
+        let got = unsafe { byte_compress(&input, w, &mut out, &mut words) };
+        assert_eq!(got, count);
         assert_eq!(
             out[..2 * count],
             want[..2 * count],

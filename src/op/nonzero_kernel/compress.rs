@@ -1,15 +1,21 @@
-//! AVX-512 row writing for a packed coordinates output (UINT32 or 64-bit, any column count):
-//! each 16-element slice of a bitmask word becomes up to 16 rows with one `vpcompressd` (the
-//! line positions of its set bits, packed to the front) and, per 64 bytes of output, one
-//! permute that spreads those positions into the template rows and one store.
+//! AVX-512 row writing. Each bitmask word (or 64 input elements, in the one pass) becomes up to
+//! 64 rows: one `vpcompressb` packs the positions of its set bits to the front of 64 byte
+//! lanes, and each 16 of them are widened to 32-bit lanes and spread into the template rows by
+//! permutes. On AMD Zen 5 that costs less than a `vpcompressd` per 16 elements, the
+//! instruction this module used before: its compresses were the slow part.
+//!
+//! Two ways to use it. The walks ([`walk`], [`walk_pairs`], [`walk_lanes`]) write the rows of
+//! bitmask words that the masking made (any packed layout, ONNX Runtime's pairs); each 16 rows
+//! are stored whole, rows past a word's own are rewritten by the next, so a walk stops `SLACK`
+//! rows before the end of its range and leaves the rest to the scalar walk. The one pass
+//! ([`one_pass_packed`], [`one_pass_pairs`], [`one_pass_column`]) masks a packed 8-, 16- or
+//! 32-bit input itself and writes one or two UINT32 columns with masked stores of exactly their
+//! rows, no bitmask kept.
 //!
 //! Sixteen rows of R 32-bit lanes (R = N for UINT32 output, 2N for 64-bit output, whose high
 //! halves are zero like every coordinate's) are R vectors of 16 lanes. Lane l of vector b
 //! holds lane (16b + l) % R of row (16b + l) / R: the permute takes the template's lane where
-//! the lane is not the line column's, and the compressed position of row (16b + l) / R where
-//! it is. Every slice stores all 16 rows; rows past its own set bits are rewritten by the next
-//! slice, so the walk stops `SLACK` rows before the end of its range and leaves the rest to the
-//! scalar walk.
+//! the lane is not the line column's, and the position of row (16b + l) / R where it is.
 
 use core::arch::x86_64::*;
 
@@ -25,7 +31,7 @@ pub(super) struct Chunk<'a> {
     pub end: usize,
 }
 
-/// Rows a word's slices may store past its first row: 64 set bits, then 16 whole rows.
+/// Rows a word's stores may reach past its first row: 64 set bits, then 16 whole rows.
 pub(super) const SLACK: usize = 80;
 
 /// Rows a masked store asks for its line ahead of itself, for writing. Masked stores to lines
@@ -58,24 +64,65 @@ const fn tables(row: bool) -> [[[u32; 16]; 16]; 17] {
     t
 }
 
-/// The walk the layouts share: for each word with set bits, while its slices stay `SLACK` rows
-/// short of `end`, moves the cursor line by line (calling `line` on entering one) and calls
-/// `slice(at, m, off)` for each 16-element slice (both with the layout's `state`): `m` holds
-/// the slice's set bits in the cursor's line, `off` the line position of its first element
-/// (wrapping: below zero for a line that starts inside the slice, whose bits before the line
-/// are not set in `m`) and `at` its first row. Returns how many words it wrote and the row
-/// after their rows.
+/// The positions of the set bits of `bits` (0 to 63), packed to the front of 64 byte lanes:
+/// one `vpcompressb`. (On AMD Zen 5 one byte compress and a widening per 16 rows cost less than
+/// a `vpcompressd` per 16 elements: bare loops, 0.99 against 1.33 µs at 2^14 elements and
+/// density 0.5, 0.75 against 1.34 µs at density 0.1.)
 ///
 /// # Safety
-/// The CPU has AVX-512 F and VBMI2, BMI1 and POPCNT (the caller is compiled for them and this
-/// is inlined into it).
+/// The CPU has AVX-512 F, BW and VBMI2 (the caller is compiled for them).
+#[inline(always)]
+unsafe fn bit_positions(bits: u64) -> __m512i {
+    const IOTA: [u8; 64] = {
+        let mut t = [0u8; 64];
+        let mut i = 0;
+        while i < 64 {
+            t[i] = i as u8;
+            i += 1;
+        }
+        t
+    };
+    // SAFETY: 64 readable bytes; the CPU has the features (caller).
+    unsafe { _mm512_maskz_compress_epi8(bits, _mm512_loadu_si512(IOTA.as_ptr().cast())) }
+}
+
+/// Positions `16 g .. 16 g + 16` of `pos` (bytes, from [`bit_positions`]) as 32-bit lanes, plus
+/// `off` (wrapping).
+///
+/// # Safety
+/// The CPU has AVX-512 F and BW (the caller is compiled for them); `g` is 0 to 3.
+#[inline(always)]
+unsafe fn widen(pos: __m512i, g: usize, off: u32) -> __m512i {
+    // SAFETY: the CPU has the features (caller).
+    unsafe {
+        let b = match g {
+            0 => _mm512_castsi512_si128(pos),
+            1 => _mm512_extracti32x4_epi32::<1>(pos),
+            2 => _mm512_extracti32x4_epi32::<2>(pos),
+            _ => _mm512_extracti32x4_epi32::<3>(pos),
+        };
+        _mm512_add_epi32(_mm512_cvtepu8_epi32(b), _mm512_set1_epi32(off as i32))
+    }
+}
+
+/// The walk the layouts share: for each word with set bits, while its rows stay `SLACK` rows
+/// short of `end`, moves the cursor line by line (calling `line` on entering one) and, for
+/// the word's bits in each line, gathers their line positions ([`bit_positions`]) and calls
+/// `rows(at, x)` for each 16 of them (with the layout's `state`): `x` holds up to 16 line
+/// positions in 32-bit lanes (lanes past the part's bits hold garbage: those rows are rewritten
+/// by the next call or word) and `at` the row of the first. Returns how many words it wrote and
+/// the row after their rows.
+///
+/// # Safety
+/// The CPU has AVX-512 F, BW and VBMI2, BMI1 and POPCNT (the caller is compiled for them and
+/// this is inlined into it).
 #[inline(always)]
 unsafe fn drive<O: Coord, const N: usize, T>(
     geo: &Geometry,
     chunk: Chunk<'_>,
     state: &mut T,
     line: impl Fn(&mut T, &Cursor<O, N>),
-    slice: impl Fn(&T, usize, u16, u32),
+    rows: impl Fn(&T, usize, __m512i),
 ) -> (usize, usize) {
     let Chunk {
         words,
@@ -112,35 +159,21 @@ unsafe fn drive<O: Coord, const N: usize, T>(
             };
             bits &= !part;
             let off = base.wrapping_sub(cur.line_start) as u32;
-            // The slices from the part's first set bit to its last (all four of a word in one
-            // line, about half of each part of a word that two lines share) are independent
-            // but for their first rows, which come from popcounts; an empty slice among them
-            // stores rows that the next one rewrites.
-            let mut at = row;
-            let mut one = |k: u32| {
-                let m = (part >> (16 * k)) as u16;
-                slice(state, at, m, off.wrapping_add(16 * k));
-                at += m.count_ones() as usize;
-            };
-            let (lo, hi) = (part.trailing_zeros() / 16, (63 - part.leading_zeros()) / 16);
-            if hi - lo == 3 {
-                // Unrolled: a loop of varying length cost 10% of the walk on words in one line.
-                for k in 0..4 {
-                    one(k);
-                }
-            } else {
-                for k in lo..=hi {
-                    one(k);
-                }
+            // SAFETY: the CPU has the features (caller).
+            let pos = unsafe { bit_positions(part) };
+            let n = part.count_ones() as usize;
+            for g in 0..n.div_ceil(16) {
+                // SAFETY: as above; g < 4.
+                rows(state, row + 16 * g, unsafe { widen(pos, g, off) });
             }
-            row += part.count_ones() as usize;
+            row += n;
         }
         wi += 1;
     }
     (wi, row)
 }
 
-/// Writes the rows of the chunk's words from its row `first` on, for as long as a word's slices stay `SLACK` rows short of `end`; returns how many words
+/// Writes the rows of the chunk's words from its row `first` on, for as long as a word's rows stay `SLACK` rows short of `end`; returns how many words
 /// it wrote and the row after their rows. The caller writes the rest.
 ///
 /// # Safety
@@ -184,11 +217,7 @@ pub(super) unsafe fn walk<O: Coord, const N: usize>(
             tv[b] = _mm512_permutexvar_epi32(lanes[b], t);
         }
     };
-    let iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-    let slice = |tv: &[__m512i; 16], at: usize, m: u16, off: u32| {
-        // The line positions of the slice's set bits, packed to the front.
-        let x =
-            _mm512_maskz_compress_epi32(m, _mm512_add_epi32(iota, _mm512_set1_epi32(off as i32)));
+    let rows16 = |tv: &[__m512i; 16], at: usize, x: __m512i| {
         // SAFETY: at + 16 <= end (the rows grow by at most 64 over a word and row + SLACK <=
         // end at its start): the 16 rows from `at`, R lanes each, are in bounds and ours.
         let dst = unsafe { out.add(at * r) };
@@ -199,7 +228,7 @@ pub(super) unsafe fn walk<O: Coord, const N: usize>(
         }
     };
     // SAFETY: this function has the features `drive` needs.
-    unsafe { drive::<O, N, _>(geo, chunk, &mut tv, line, slice) }
+    unsafe { drive::<O, N, _>(geo, chunk, &mut tv, line, rows16) }
 }
 
 /// [`walk`] for UINT32 coordinates in ONNX Runtime's layout: row r's column c at element
@@ -230,10 +259,7 @@ pub(super) unsafe fn walk_pairs<const N: usize>(
             *t = _mm512_set1_epi32(v as i32);
         }
     };
-    let iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-    let slice = |tv: &[__m512i; N], at: usize, m: u16, off: u32| {
-        let x =
-            _mm512_maskz_compress_epi32(m, _mm512_add_epi32(iota, _mm512_set1_epi32(off as i32)));
+    let rows16 = |tv: &[__m512i; N], at: usize, x: __m512i| {
         for (c, &t) in tv.iter().enumerate() {
             for (h, &s) in spread.iter().enumerate() {
                 let v = if c == xcol {
@@ -254,13 +280,14 @@ pub(super) unsafe fn walk_pairs<const N: usize>(
         }
     };
     // SAFETY: this function has the features `drive` needs.
-    unsafe { drive::<u32, N, _>(geo, chunk, &mut tv, line, slice) }
+    unsafe { drive::<u32, N, _>(geo, chunk, &mut tv, line, rows16) }
 }
 
 /// [`walk`] for rows that are one 64-bit lane each: two UINT32 columns, or one UINT64 column.
-/// Each slice is one `vpcompressd` of its line positions and two `vpermt2d` that pair them with
-/// the template's other half, eight rows a vector. (Two `vpcompressq` of whole rows, one per
-/// eight elements, cost 1.6x as much on AMD Zen 5: its compresses are the slow instructions.)
+/// Each 16 line positions take two `vpermt2d` that pair them with the template's other half,
+/// eight rows a vector. (Two `vpcompressq` of whole rows, one per eight elements, cost 1.6x as
+/// much as a `vpcompressd` and two permutes per 16 on AMD Zen 5: its compresses are the slow
+/// instructions.)
 ///
 /// # Safety
 /// As for [`walk`], with `O` `u32` and N = 2 or `O` `u64` and N = 1.
@@ -289,7 +316,6 @@ pub(super) unsafe fn walk_lanes<O: Coord, const N: usize>(
             _mm512_set_epi32(31, 0, 30, 0, 29, 0, 28, 0, 27, 0, 26, 0, 25, 0, 24, 0),
         )
     };
-    let iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
     let out = out.cast::<u32>();
     let first = geo.first;
     // The template's value in the other half (zero for one UINT64 column), in every lane.
@@ -303,9 +329,7 @@ pub(super) unsafe fn walk_lanes<O: Coord, const N: usize>(
         };
         *t = _mm512_set1_epi32(v as i32);
     };
-    let slice = |t: &__m512i, at: usize, m: u16, off: u32| {
-        let x =
-            _mm512_maskz_compress_epi32(m, _mm512_add_epi32(iota, _mm512_set1_epi32(off as i32)));
+    let rows16 = |t: &__m512i, at: usize, x: __m512i| {
         // SAFETY: at + 16 <= end (as in `walk`): the 16 rows from `at`, two 32-bit lanes each,
         // are in bounds and ours.
         unsafe {
@@ -315,7 +339,7 @@ pub(super) unsafe fn walk_lanes<O: Coord, const N: usize>(
         }
     };
     // SAFETY: this function has the features `drive` needs.
-    unsafe { drive::<O, N, _>(geo, chunk, &mut t, line, slice) }
+    unsafe { drive::<O, N, _>(geo, chunk, &mut t, line, rows16) }
 }
 
 /// Input elements [`one_pass`] samples to judge the density: its cost per element is the same
@@ -325,16 +349,17 @@ const SAMPLE: usize = 256;
 
 /// The whole of a packed input of 8-, 16- or 32-bit elements (`data`, lines of `width`
 /// elements) into coordinates of UINT32 columns (the line's index, then the position in the
-/// line) in one pass: per 64 bytes a compare to a bitmask, then per 16 elements `vpcompressd` of the positions and `rows(line, at, x, n)`,
-/// which writes rows `at .. at + n` from the line's index and the `n` positions in `x` with
-/// masked stores of exactly those rows, so nothing is written past the last row and no bitmask
-/// is kept. Returns the row count, or `None` (having written nothing) when the first elements
+/// line) in one pass: per 64 elements a compare to a bitmask and [`bit_positions`], then per
+/// 16 rows `rows(line, at, x, n)`, which writes rows `at .. at + n` from the line's index and
+/// the `n` positions in `x` with masked stores of exactly those rows, so nothing is written
+/// past the last row and no bitmask is kept. Returns the row count, or `None` (having written nothing) when the first elements
 /// (the first 256) are too sparse for it to pay
 /// ([`COMPRESS_BITS`](crate::op::simd::dispatch::COMPRESS_BITS) per 64, as for the walks: the
 /// pass costs the same per element whatever the density, the two-pass walks' falls with it).
 ///
 /// The two passes of the walks (a bitmask, then the rows from it) took 1.35-1.6x the time of
-/// one pass, measured with bare loops on AMD Zen 5 (`cargo bench --bench kernels -- bare`).
+/// one pass, measured with bare loops on AMD Zen 5 (`cargo bench --bench kernels -- bare`,
+/// with `vpcompressd`).
 ///
 /// # Safety
 /// The CPU has AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT; `width` divides `data.len()`;
@@ -347,58 +372,54 @@ unsafe fn one_pass<U: OnePassWord>(
     width: usize,
     mut rows: impl FnMut(__m512i, usize, __m512i, u32),
 ) -> Option<u64> {
-    let per = U::PER;
-    let sample = data.len().min(SAMPLE) / per * per;
+    let sample = data.len().min(SAMPLE) / 64 * 64;
     let mut set = 0u64;
-    for v in data[..sample].chunks_exact(per) {
-        // SAFETY: `v` is one vector of elements; the CPU has the features.
-        set += u64::from(unsafe { U::test(v.as_ptr(), u64::MAX, mask) }.count_ones());
+    for v in data[..sample].chunks_exact(64) {
+        // SAFETY: `v` is 64 elements; the CPU has the features.
+        set += u64::from(unsafe { U::mask64(v.as_ptr(), u64::MAX, mask) }.count_ones());
     }
     if (set as usize) * 64 < crate::op::simd::dispatch::COMPRESS_BITS * sample {
         return None;
     }
-    let iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
-    let (whole, tail) = (width / per, width % per);
+    let (blocks, tail) = (width / 64, width % 64);
     let mut row = 0usize;
     for (r, line) in data.chunks_exact(width).enumerate() {
         let t = _mm512_set1_epi32(r as i32);
-        // The rows of the `count` elements from position `c` of the line: bit i of `bits` set
-        // for each nonzero one, 16 elements at a time.
-        let mut put = |bits: u64, c: usize, count: usize| {
-            for k in 0..count.div_ceil(16) {
-                let b = (bits >> (16 * k)) as u16;
-                let pos = _mm512_add_epi32(iota, _mm512_set1_epi32((c + 16 * k) as i32));
-                let n = b.count_ones();
-                rows(t, row, _mm512_maskz_compress_epi32(b, pos), n);
-                row += n as usize;
+        // The rows of the 64 elements from position `c` of the line: bit i of `bits` set for
+        // each nonzero one; their positions gathered by one byte compress, 16 rows at a time.
+        let mut put = |bits: u64, c: usize| {
+            let n = bits.count_ones() as usize;
+            // SAFETY: the CPU has the features.
+            let pos = unsafe { bit_positions(bits) };
+            for g in 0..n.div_ceil(16) {
+                // SAFETY: as above; g < 4.
+                let x = unsafe { widen(pos, g, c as u32) };
+                rows(t, row + 16 * g, x, (n - 16 * g).min(16) as u32);
             }
+            row += n;
         };
         let p = line.as_ptr();
-        for k in 0..whole {
-            // SAFETY: elements per × k .. per × (k + 1) of the line are in it.
-            put(
-                unsafe { U::test(p.add(per * k), u64::MAX, mask) },
-                per * k,
-                per,
-            );
+        for b in 0..blocks {
+            // SAFETY: elements 64b .. 64b + 64 of the line are in it.
+            put(unsafe { U::mask64(p.add(64 * b), u64::MAX, mask) }, 64 * b);
         }
         if tail > 0 {
             let lanes = (1u64 << tail) - 1;
-            let bits = if r * width + per * whole + per <= data.len() {
-                // A whole vector from the line's tail is still in the input (in every line but
-                // the last): read whole, its lanes past the line left out.
-                // SAFETY: the vector's elements are in the input.
-                unsafe { U::test(p.add(per * whole), lanes, mask) }
+            let bits = if r * width + 64 * blocks + 64 <= data.len() {
+                // 64 elements from the line's tail are still in the input (in every line but
+                // the last): read whole, those past the line left out.
+                // SAFETY: the 64 elements are in the input.
+                unsafe { U::mask64(p.add(64 * blocks), lanes, mask) }
             } else {
                 // The input's last elements, from a copy: a masked load whose lanes left out
                 // reach a page the process may not touch (a buffer that ends at a page) took
                 // about 150 ns on AMD Zen 5, as long as the whole pass on a thousand elements.
                 let mut last = [U::default(); 64];
-                last[..tail].copy_from_slice(&line[per * whole..]);
-                // SAFETY: `last` holds 64 elements, at least a vector.
-                unsafe { U::test(last.as_ptr(), lanes, mask) }
+                last[..tail].copy_from_slice(&line[64 * blocks..]);
+                // SAFETY: `last` holds 64 elements.
+                unsafe { U::mask64(last.as_ptr(), lanes, mask) }
             };
-            put(bits, per * whole, tail);
+            put(bits, 64 * blocks);
         }
     }
     Some(row as u64)
@@ -413,6 +434,21 @@ pub(super) trait OnePassWord: Copy + Default {
     /// # Safety
     /// The CPU has AVX-512 F and BW; the `PER` elements from `p` are readable.
     unsafe fn test(p: *const Self, lanes: u64, mask: Self) -> u64;
+
+    /// [`OnePassWord::test`] of the 64 elements from `p`, `PER` at a time.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F and BW; the 64 elements from `p` are readable.
+    #[inline(always)]
+    unsafe fn mask64(p: *const Self, lanes: u64, mask: Self) -> u64 {
+        let mut bits = 0u64;
+        for v in 0..64 / Self::PER {
+            // SAFETY: elements PER × v .. PER × (v + 1) are among the 64 (caller).
+            bits |= unsafe { Self::test(p.add(Self::PER * v), lanes >> (Self::PER * v), mask) }
+                << (Self::PER * v);
+        }
+        bits
+    }
 }
 
 impl OnePassWord for u32 {

@@ -8,18 +8,19 @@
 //!
 //! | class of work | code on AVX-512 CPUs | measured |
 //! | --- | --- | --- |
-//! | NONZERO_COORDINATES on a packed 32-bit input into one or two UINT32 columns (packed or ONNX Runtime's layout), lines of at least [`COMPRESS_MIN_WIDTH`] elements, the first 256 elements at least [`COMPRESS_BITS`] per 64 nonzero | AVX-512, one pass (compress, permutes, masked stores of exactly the rows) | FLOAT32 density 0.5: 0.57-0.72 from 2^8 to 2^24 (two columns), 0.58-0.84 (one column), ONNX Runtime's layout 0.30-0.62; FLOAT16 and UINT8 0.7-0.9 |
-//! | NONZERO_COORDINATES masking (compare to a bitmask) | AVX-512 (`vptestm`) | UINT8 density 0.1: 0.95-0.98 from 2^10 to 2^18; FLOAT32 density 0.01: 0.81-0.93 |
-//! | NONZERO_COORDINATES packed rows, at least [`COMPRESS_BITS`] set bits per word and lines of at least [`compress_min_width`] elements | AVX-512 (`vpcompressd` and permutes) | two UINT32 columns: 0.91-0.97 from 2^11 to 2^16; three (3-D input): 0.78-0.85 from 2^10 to 2^16; ONNX Runtime's layout: 0.59-0.84 from 2^8 to 2^16; two UINT64 columns: 0.76-0.98 |
+//! | NONZERO_COORDINATES on a packed 8-, 16- or 32-bit input into one or two UINT32 columns (packed, or ONNX Runtime's `{2, 2·M}` layout), lines of at least [`COMPRESS_MIN_WIDTH`] elements, the first 256 elements at least [`COMPRESS_BITS`] per 64 nonzero | AVX-512, one pass: compare, one `vpcompressb` of the bit positions per 64 elements, permutes, masked stores of exactly the rows | FLOAT32 density 0.5: 0.61-0.68 from 2^10 to 2^20 (one column 0.65-0.77); UINT8 density 0.1: 0.30-0.59; FLOAT16 and UINT8 density 0.5: 0.50-0.63; ONNX Runtime's layout 0.28-0.67 from 2^8 |
+//! | NONZERO_COORDINATES masking (compare to a bitmask) for the other cases | AVX-512 (`vptestm`) | FLOAT32 density 0.01: 0.82-0.97 from 2^10 to 2^18 |
+//! | NONZERO_COORDINATES packed rows of other layouts (three or more columns, UINT64 coordinates), at least [`COMPRESS_BITS`] set bits per word and lines of at least [`compress_min_width`] elements | AVX-512 walk over the bitmask: a byte compress per word and permutes | three columns (3-D input): 0.75-0.98; two UINT64 columns: 0.49-0.98 |
 //! | the same, sparser chunks or shorter lines | AVX2 (bit walk, sparse walk, dense expansion) | see the constants below |
-//! | NONZERO_COORDINATES in ONNX Runtime's `{2, 2·M}` layout, at least [`COMPRESS_BITS`] set bits per word and lines of at least [`COMPRESS_MIN_WIDTH`] | AVX-512 (masked stores, lines prefetched for writing) | 0.59-0.88 from 2^8 to 2^16, 0.5-0.7 to 2^24 |
+//! | NONZERO_COORDINATES in ONNX Runtime's layout that the one pass does not take | AVX-512 walk (masked stores, lines prefetched for writing) | 0.5-0.7 from 2^12 to 2^24 before the one pass took the common cases |
 //! | DIAGONAL_MATRIX1 / DIAGONAL_MATRIX | AVX2 | the AVX-512 rows (masked byte stores and blends, 64-byte runs) were 1.1-4x slower at every size from 2^8 to 2^20 but rows of exactly 64 bytes (0.83-0.87), and a masked access that reaches a page the process may not touch (the last rows of a buffer that ends at a page) costs hundreds of nanoseconds each; they were removed |
 
-/// AVX-512 row walks take chunks with at least this many set bits per word on average: they
-/// cost the same for every 16 elements whatever their bits, the bit walk costs per set bit. At
-/// 6.4 bits a word (UINT8, density 0.1) the AVX-512 walk took 1.05-1.37x the bit walk's time
-/// from 2^12 to 2^22 elements.
-pub(crate) const COMPRESS_BITS: usize = 12;
+/// AVX-512 row walks and the one pass take chunks with at least this many set bits per word on
+/// average (the one pass: in the first 256 elements). A word costs them one byte compress and a
+/// widening per 16 rows; the bit walk costs per set bit. At 6.4 bits a word (UINT8, density
+/// 0.1) the one pass took 0.30-0.59x the bit walk's time from 2^8 to 2^20 elements (with a
+/// `vpcompressd` per 16 elements, before, the walk took 1.05-1.37x and the threshold was 12).
+pub(crate) const COMPRESS_BITS: usize = 4;
 
 /// AVX-512 row walks take lines at least this long: shorter lines change the template several
 /// times a word. At 16-element lines the walk of three UINT32 columns took 0.79x the AVX2
