@@ -2,9 +2,14 @@
 #
 # - every executable scripts/check_*.sh is the ctest test check_<X>, run from the source
 #   directory as   scripts/check_<X>.sh <source dir> <build dir>
+#   in the tier and with the timeout that a line of the script declares,
+#       # ctest: tier check, timeout 1800
+#   (tier `test` or `check`, the timeout in seconds; see dmls_tier in CMakeLists.txt). A script
+#   without that line is in the tier `test` with a timeout of 600 s.
 # - python/run_tests.sh, when it exists, is the ctest test "python", run from the source
 #   directory as   python/run_tests.sh <path to libdirectml_subset.so>, and, with
 #   DIRECTML_SUBSET_TEST_INSTALL=1 and tests/test_install.py alone, the test "python_install"
+#   (python in the tier `test`, python_install, which runs pip and cargo, in the tier `check`)
 #
 # The globs are re-checked on every build, so a new script is registered by the next build.
 
@@ -23,8 +28,17 @@ foreach(script IN LISTS DMLS_CHECK_SCRIPTS)
     WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
   # Such checks often run cargo on the shared target directory (with the library build's
   # environment, so that they do not rebuild the crate).
-  set_tests_properties(${_dmls_test_name} PROPERTIES RESOURCE_LOCK cargo TIMEOUT 1800
+  set_tests_properties(${_dmls_test_name} PROPERTIES RESOURCE_LOCK cargo
     ENVIRONMENT "${DMLS_CARGO_ENV};${DMLS_TEST_ENV}")
+  file(STRINGS "${script}" _dmls_tier_line REGEX "^# ctest: " LIMIT_COUNT 1)
+  if(_dmls_tier_line MATCHES "^# ctest: tier (test|check), timeout ([0-9]+)$")
+    dmls_tier(${CMAKE_MATCH_1} ${CMAKE_MATCH_2} ${_dmls_test_name})
+  elseif(_dmls_tier_line)
+    message(FATAL_ERROR "scripts/${_dmls_script_name}: '${_dmls_tier_line}' is not "
+                        "'# ctest: tier test|check, timeout SECONDS'")
+  else()
+    dmls_tier(test 600 ${_dmls_test_name})
+  endif()
 endforeach()
 
 file(GLOB DMLS_PYTHON_RUNNER CONFIGURE_DEPENDS "${CMAKE_SOURCE_DIR}/python/run_tests.sh")
@@ -32,7 +46,8 @@ if(DMLS_PYTHON_RUNNER)
   add_test(NAME python
     COMMAND "${CMAKE_SOURCE_DIR}/python/run_tests.sh" "${DMLS_LIB_DIR}/libdirectml_subset.so"
     WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
-  set_tests_properties(python PROPERTIES TIMEOUT 900 ENVIRONMENT "${DMLS_TEST_ENV}")
+  set_tests_properties(python PROPERTIES ENVIRONMENT "${DMLS_TEST_ENV}")
+  dmls_tier(test 300 python)
   # `pip install ./python` into a temporary directory (python/tests/test_install.py, which the
   # test above skips), offline: no build isolation, no index, cargo offline. Its cargo build is
   # the library build's (same cargo, target directory and environment): no dependency is built
@@ -41,8 +56,9 @@ if(DMLS_PYTHON_RUNNER)
     COMMAND "${CMAKE_SOURCE_DIR}/python/run_tests.sh" "${DMLS_LIB_DIR}/libdirectml_subset.so"
             tests/test_install.py
     WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
-  set_tests_properties(python_install PROPERTIES RESOURCE_LOCK cargo TIMEOUT 1800
+  set_tests_properties(python_install PROPERTIES RESOURCE_LOCK cargo
     # A skip would pass unseen.
     FAIL_REGULAR_EXPRESSION "[0-9]+ skipped"
     ENVIRONMENT "DIRECTML_SUBSET_TEST_INSTALL=1;CARGO=${CARGO};CARGO_TARGET_DIR=${DMLS_CARGO_TARGET_DIR};CARGO_NET_OFFLINE=true;${DMLS_CARGO_ENV};${DMLS_TEST_ENV}")
+  dmls_tier(check 600 python_install)
 endif()

@@ -9,7 +9,7 @@
 #                            built and its tests run (shared, static, fully static, C++ wrapper)
 #   consumer_pkg_config      consumer/main.c built with cc $(pkg-config --cflags --libs ...),
 #                            and fully static with cc -static ... --libs --static ...
-# The last four need the first (fixture dmls_installed).
+# The last four need the first (fixture dmls_installed). All are in the tier `check`.
 
 set(DMLS_TEST_PREFIX "${CMAKE_BINARY_DIR}/install-test")
 set(DMLS_TEST_LIBDIR "${DMLS_TEST_PREFIX}/${CMAKE_INSTALL_LIBDIR}")
@@ -25,12 +25,14 @@ add_test(NAME install
           "-DVERSION_MAJOR=${PROJECT_VERSION_MAJOR}"
           -P "${CMAKE_SOURCE_DIR}/cmake/check_install.cmake")
 set_tests_properties(install PROPERTIES FIXTURES_SETUP dmls_installed)
+dmls_tier(check 120 install)
 
 add_test(NAME install_exports
   COMMAND "${CMAKE_SOURCE_DIR}/cmake/check_exports.sh"
           "${DMLS_TEST_LIBDIR}/libdirectml_subset.so"
           "${DMLS_TEST_PREFIX}/${CMAKE_INSTALL_INCLUDEDIR}/directml_subset.h")
 set_tests_properties(install_exports PROPERTIES FIXTURES_REQUIRED dmls_installed)
+dmls_tier(check 60 install_exports)
 
 add_test(NAME install_version
   COMMAND "${CMAKE_COMMAND}"
@@ -41,6 +43,7 @@ add_test(NAME install_version
           "-DPROJECT_VERSION=${PROJECT_VERSION}"
           -P "${CMAKE_SOURCE_DIR}/cmake/check_version.cmake")
 set_tests_properties(install_version PROPERTIES FIXTURES_REQUIRED dmls_installed)
+dmls_tier(check 60 install_version)
 
 add_test(NAME consumer_find_package
   COMMAND "${CMAKE_COMMAND}"
@@ -52,6 +55,7 @@ add_test(NAME consumer_find_package
           "-DCXX_COMPILER=${CMAKE_CXX_COMPILER}"
           -P "${CMAKE_SOURCE_DIR}/cmake/check_consumer.cmake")
 set_tests_properties(consumer_find_package PROPERTIES FIXTURES_REQUIRED dmls_installed)
+dmls_tier(check 300 consumer_find_package)
 
 find_program(PKG_CONFIG_EXECUTABLE NAMES pkg-config pkgconf)
 if(PKG_CONFIG_EXECUTABLE)
@@ -65,6 +69,7 @@ if(PKG_CONFIG_EXECUTABLE)
   set_tests_properties(consumer_pkg_config PROPERTIES
     FIXTURES_REQUIRED dmls_installed
     ENVIRONMENT "PKG_CONFIG=${PKG_CONFIG_EXECUTABLE}")
+  dmls_tier(check 300 consumer_pkg_config)
 else()
   message(WARNING "pkg-config not found: the consumer_pkg_config test is not registered")
 endif()

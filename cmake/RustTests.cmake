@@ -1,7 +1,7 @@
 # The Rust side of the test suite, run by ctest: cargo test of the workspace (the library's unit,
 # integration and doc tests, the header check included, and test-support/'s own tests) and, when
 # DMLS_RUST_LINTS is ON, clippy, rustfmt and rustdoc with warnings as errors (clippy and rustfmt
-# also over the workspace).
+# also over the workspace). All in the tier `test`; their timeouts allow for a first build.
 # All use the same target directory and release profile as the library build, so the library
 # and its dependencies are compiled once. They take the lock "cargo" so that ctest -j never runs
 # two cargo commands on one target directory at once, and the environment of the library build
@@ -13,8 +13,9 @@ set(_dmls_cargo_common --manifest-path "${CMAKE_SOURCE_DIR}/Cargo.toml"
 add_test(NAME cargo_test
   COMMAND "${CARGO}" test --release --workspace ${_dmls_cargo_common}
   WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
-set_tests_properties(cargo_test PROPERTIES RESOURCE_LOCK cargo TIMEOUT 1200
+set_tests_properties(cargo_test PROPERTIES RESOURCE_LOCK cargo
   ENVIRONMENT "${DMLS_CARGO_ENV};${DMLS_TEST_ENV}")
+dmls_tier(test 900 cargo_test)
 
 if(DMLS_RUST_LINTS)
   get_filename_component(_dmls_cargo_dir "${CARGO}" DIRECTORY)
@@ -25,8 +26,9 @@ if(DMLS_RUST_LINTS)
     add_test(NAME cargo_clippy
       COMMAND "${CARGO}" clippy --release --workspace --all-targets ${_dmls_cargo_common} -- -D warnings
       WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
-    set_tests_properties(cargo_clippy PROPERTIES RESOURCE_LOCK cargo TIMEOUT 900
+    set_tests_properties(cargo_clippy PROPERTIES RESOURCE_LOCK cargo
       ENVIRONMENT "${DMLS_CARGO_ENV}")
+    dmls_tier(test 600 cargo_clippy)
   else()
     message(STATUS "cargo clippy not found: the cargo_clippy test is not registered")
   endif()
@@ -35,6 +37,7 @@ if(DMLS_RUST_LINTS)
     add_test(NAME cargo_fmt
       COMMAND "${CARGO}" fmt --all --check --manifest-path "${CMAKE_SOURCE_DIR}/Cargo.toml"
       WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
+    dmls_tier(test 120 cargo_fmt)
   else()
     message(STATUS "cargo fmt not found: the cargo_fmt test is not registered")
   endif()
@@ -45,5 +48,6 @@ if(DMLS_RUST_LINTS)
     COMMAND "${CMAKE_COMMAND}" -E env RUSTDOCFLAGS=-Dwarnings "${DMLS_CARGO_ENV}"
             "${CARGO}" doc --release --no-deps --lib --document-private-items ${_dmls_cargo_common}
     WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
-  set_tests_properties(cargo_doc PROPERTIES RESOURCE_LOCK cargo TIMEOUT 900)
+  set_tests_properties(cargo_doc PROPERTIES RESOURCE_LOCK cargo)
+  dmls_tier(test 300 cargo_doc)
 endif()

@@ -9,6 +9,8 @@
 # proc-macros (which run inside cargo, not in the tests) uninstrumented. The target directory
 # is <build dir>/asan-cargo, shared with scripts/check_sanitizers.sh's instrumented library.
 # Any report is a failure (ASan aborts the test binary). See docs/robustness.md.
+#
+# ctest: tier check, timeout 1200
 set -euo pipefail
 
 src=$(cd "${1:-.}" && pwd)

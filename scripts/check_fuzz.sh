@@ -20,6 +20,8 @@
 # When libFuzzer cannot be built or run here, the corpus is still replayed with a plain stable
 # `cargo test` in fuzz/ (no instrumentation); the script skips (exit 0) only when neither works
 # for a reason outside the project (no C++ compiler, an unsupported platform).
+#
+# ctest: tier check, timeout 1800
 set -euo pipefail
 
 src=$(cd "${1:-.}" && pwd)

@@ -9,6 +9,8 @@
 # (scripts/readme_blocks.py).
 #
 #   scripts/check_readme.sh [<source dir> [<build dir>]]
+#
+# ctest: tier test, timeout 600
 set -euo pipefail
 src=$(cd "${1:-.}" && pwd)
 build=$(cd "${2:-$src/build}" && pwd)

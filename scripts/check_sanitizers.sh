@@ -11,6 +11,8 @@
 # is checked, not only the C side's. A probe first proves that: a program hands the library a
 # freed array, and ASan must report the read inside the library. UBSan checks the C side.
 # See docs/robustness.md.
+#
+# ctest: tier check, timeout 900
 set -euo pipefail
 . "$(dirname "$0")/c_test_programs.sh"
 check_dirs sanitizers "$@"

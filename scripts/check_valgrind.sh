@@ -7,13 +7,21 @@
 # Rust tests run from release builds (`cargo test --release`, as ctest's cargo_test builds
 # them): tests/panic.rs, tests/edges/ and tests/concurrency.rs (DMLS_STRESS_SCALE=1).
 # Valgrind serialises threads, so the concurrency tests still interleave operators across
-# threads, but never truly in parallel. Suppressions: scripts/valgrind.supp (each one says
-# why). See docs/robustness.md.
+# threads, but never truly in parallel; --fair-sched=yes makes it hand the CPU round in turn,
+# so a thread that loops until another thread acts (tests/concurrency.rs's
+# release_the_device_while_its_operators_run, test_fork's busy thread) cannot starve that other
+# thread (with Valgrind's default scheduler it can, for many minutes). Each program gets
+# $DMLS_VALGRIND_TIMEOUT seconds (default 300; the slowest, test_fork, takes about 30 s), then it fails as
+# hung and is killed (SIGTERM, SIGKILL 10 s later: a starved program does not act on SIGTERM).
+# Suppressions: scripts/valgrind.supp (each one says why). See docs/robustness.md.
+#
+# ctest: tier check, timeout 1200
 set -euo pipefail
 . "$(dirname "$0")/c_test_programs.sh"
 check_dirs valgrind "$@"
 
 target_dir="${CARGO_TARGET_DIR:-$build/cargo}"
+limit="${DMLS_VALGRIND_TIMEOUT:-300}"
 start=$SECONDS
 
 if ! command -v valgrind >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -26,7 +34,7 @@ if ! command -v valgrind >/dev/null 2>&1; then
     exit 0
 fi
 
-vg=(valgrind --tool=memcheck --error-exitcode=99 --leak-check=full
+vg=(valgrind --tool=memcheck --fair-sched=yes --error-exitcode=99 --leak-check=full
     --errors-for-leak-kinds=definite --show-leak-kinds=definite
     --suppressions="$src/scripts/valgrind.supp" --num-callers=30)
 
@@ -42,15 +50,20 @@ CARGO_TARGET_DIR="$target_dir" cargo test --release --no-run --quiet "${test_arg
 passed=0
 failed=0
 failures=()
-# run NAME COMMAND...: runs COMMAND under memcheck from $out.
+# run NAME COMMAND...: runs COMMAND under memcheck from $out, for at most $limit seconds.
 run() {
     local name=$1
     shift
-    local t0=$SECONDS
-    if (cd "$out" && exec "${vg[@]}" --log-file="$out/$name.vg.log" "$@") >"$out/$name.log" 2>&1; then
+    local t0=$SECONDS status=0
+    (cd "$out" && exec timeout --kill-after=10 "$limit" "${vg[@]}" --log-file="$out/$name.vg.log" "$@") \
+        >"$out/$name.log" 2>&1 || status=$?
+    if [ "$status" -eq 0 ]; then
         echo "ok   $name ($((SECONDS - t0)) s)"
         passed=$((passed + 1))
     else
+        if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
+            echo "FAIL $name: still running after $limit s under Valgrind (hung?): killed"
+        fi
         echo "FAIL $name (logs: $out/$name.vg.log, $out/$name.log)"
         tail -n 60 "$out/$name.vg.log"
         tail -n 20 "$out/$name.log"
