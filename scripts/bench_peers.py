@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Runs issue 3's workloads through the C API (ctypes over target/release/libdirectml_subset.so)
-beside numpy (argwhere, triu, tril, eye) and ONNX Runtime's CPU NonZero, Trilu and EyeLike,
+"""Runs the kernel benchmark's workloads (benches/kernels/workloads.rs) through the C API
+(ctypes over target/release/libdirectml_subset.so) beside numpy (argwhere, triu, tril, eye) and ONNX Runtime's CPU NonZero, Trilu and EyeLike,
 and prints a table of times and ratios.
 
     python3 scripts/bench_peers.py            # all workloads

@@ -1,4 +1,4 @@
-//! Kernel benchmark: every workload of issue 3 through the C API, with 1 thread and all threads,
+//! Kernel benchmark: every workload (`workloads.rs`) through the C API, with 1 thread and all threads,
 //! against the memory bound measured in the same process.
 //!
 //! The bound of a workload is a two-thread `memcpy` of (bytes read + bytes written) / 2, or a

@@ -1,4 +1,4 @@
-//! The workloads of issue 3: what each runs, and its target (time / bound, all threads).
+//! The kernel benchmark's workloads: what each runs, and its target (time / bound, all threads).
 
 use directml_subset::dml::*;
 
