@@ -179,16 +179,18 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Rows<'_, O, N, PA
                 // thread accesses it (caller); the width divides the input.
                 return unsafe { compress::one_pass_packed(out, data, mask, width) };
             }
-            let last = (2 * data.len()).checked_add(self.cs);
+            // The last row's second column.
+            let last = (2 * (data.len() - 1)).checked_add(self.cs);
             if !PACKED
                 && S::DISJOINT
                 && self.rs == 2
                 && self.cs >= 2
                 && self.geo.width >= COMPRESS_MIN_WIDTH
-                && last.is_some_and(|l| l <= self.out.len() + 2)
+                && last.is_some_and(|l| l < self.out.len())
             {
                 // SAFETY: as above, in ONNX Runtime's layout: the last row's second column,
-                // element 2 (len - 1) + cs, is in the output, and the layout is proven disjoint.
+                // element 2 (len - 1) + cs, is in the output (checked), and the layout is proven
+                // disjoint.
                 return unsafe { compress::one_pass_pairs(out, self.cs, data, mask, width) };
             }
         }
