@@ -352,10 +352,9 @@ const SAMPLE: usize = 256;
 /// line) in one pass: per 64 elements a compare to a bitmask and [`bit_positions`], then per
 /// 16 rows `rows(line, at, x, n)`, which writes rows `at .. at + n` from the line's index and
 /// the `n` positions in `x` with masked stores of exactly those rows, so nothing is written
-/// past the last row and no bitmask is kept. Returns the row count, or `None` (having written nothing) when the first elements
-/// (the first 256) are too sparse for it to pay
-/// ([`COMPRESS_BITS`](crate::op::simd::dispatch::COMPRESS_BITS) per 64, as for the walks: the
-/// pass costs the same per element whatever the density, the two-pass walks' falls with it).
+/// past the last row and no bitmask is kept. Returns the row count, or `None` (having written
+/// nothing) when the first [`SAMPLE`] elements have fewer than
+/// [`COMPRESS_BITS`](crate::op::simd::dispatch::COMPRESS_BITS) nonzero per 64, as for the walks.
 ///
 /// The two passes of the walks (a bitmask, then the rows from it) took 1.35-1.6x the time of
 /// one pass, measured with bare loops on AMD Zen 5 (`cargo bench --bench kernels -- bare`,
