@@ -26,13 +26,15 @@ const TASKS_PER_WORKER: usize = 8;
 /// The most workers one execution uses.
 const MAX_THREADS: usize = 64;
 const MAX_TASKS: usize = MAX_THREADS * TASKS_PER_WORKER;
-/// Inputs below the floor run serially, inputs from the ceiling in parallel (with more than one
-/// thread); in between, as measured ([`cost`]). Without the ceiling the measured choice went
-/// either way above it on a 2-vCPU VM, where two threads took from 0.55× to 1.5× one thread's
-/// time depending on the moment; on a machine with real cores to spare, large inputs gain.
+/// Inputs below the floor run serially; from it, as measured ([`cost`]). There is no ceiling
+/// (a size from which the parallel path is always taken): with the AVX-512 one pass, one
+/// thread took 0.3-0.8x the time of the two-pass parallel rounds on two threads from 2^22 to
+/// 2^24 elements (AMD Zen 5, 2 vCPUs; UINT8 d=0.1 at 2^22: 117 against 394 µs), and a ceiling
+/// at 2^22 forced the slower path there. On a machine with cores to spare the measured rates
+/// choose the rounds where they gain.
 const PARALLEL: Bounds = Bounds {
     floor: 1 << 14,
-    ceiling: 1 << 22,
+    ceiling: u64::MAX,
 };
 /// Serial inputs below this many elements mask `SERIAL_WORDS` words at a time on the stack
 /// (unless the source is tiled and wants whole pages of lines); larger ones a heap chunk.
@@ -185,10 +187,7 @@ pub(super) fn drive<U: Word>(
         }
         row
     })?;
-    // Only the sizes the choice is made for.
-    if m < PARALLEL.ceiling {
-        rates.record_parallel(m, t.elapsed());
-    }
+    rates.record_parallel(m, t.elapsed());
     Ok(total)
 }
 
