@@ -15,12 +15,12 @@
 
 use std::arch::x86_64::*;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::curve::fmt_time;
+use crate::curve::{batch, calibrate, fmt_time, median};
 use crate::operators::{make_data, prepare};
 use crate::workloads::{Coords, Kind};
 use directml_subset::dml::DML_TENSOR_DATA_TYPE;
@@ -64,15 +64,13 @@ unsafe fn permute(input: &[f32], w: usize, out: &mut [u32]) -> usize {
     k
 }
 
-/// As [`permute`] in two passes, as the library goes: first every element to one bit of a
-/// bitmask word (64 elements a word), then the rows from the words.
+/// The first pass of [`two_pass`] and [`byte_compress`]: one bit per element of `input` (whose
+/// length is a multiple of 64), set when it is not ±0.0, 64 to a word.
 ///
 /// # Safety
-/// The CPU has AVX-512 F and VBMI2 and POPCNT.
-#[target_feature(enable = "avx512f,avx512vbmi2,popcnt")]
-unsafe fn two_pass(input: &[f32], w: usize, out: &mut [u32], words: &mut Vec<u64>) -> usize {
-    assert!(w.is_multiple_of(64) && input.len().is_multiple_of(w));
-    let h = input.len() / w;
+/// The CPU has AVX-512 F.
+#[target_feature(enable = "avx512f")]
+unsafe fn mask_words(input: &[f32], words: &mut Vec<u64>) {
     let sign = _mm512_set1_epi32(0x7FFF_FFFF);
     words.clear();
     for b in input.chunks_exact(64) {
@@ -84,6 +82,19 @@ unsafe fn two_pass(input: &[f32], w: usize, out: &mut [u32], words: &mut Vec<u64
         }
         words.push(bits);
     }
+}
+
+/// As [`permute`] in two passes, as the library goes: first every element to one bit of a
+/// bitmask word (64 elements a word), then the rows from the words.
+///
+/// # Safety
+/// The CPU has AVX-512 F and VBMI2 and POPCNT.
+#[target_feature(enable = "avx512f,avx512vbmi2,popcnt")]
+unsafe fn two_pass(input: &[f32], w: usize, out: &mut [u32], words: &mut Vec<u64>) -> usize {
+    assert!(w.is_multiple_of(64) && input.len().is_multiple_of(w));
+    let h = input.len() / w;
+    // SAFETY: the CPU has the features (caller).
+    unsafe { mask_words(input, words) };
     let iota = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
     let lo = _mm512_set_epi32(23, 0, 22, 0, 21, 0, 20, 0, 19, 0, 18, 0, 17, 0, 16, 0);
     let hi = _mm512_set_epi32(31, 0, 30, 0, 29, 0, 28, 0, 27, 0, 26, 0, 25, 0, 24, 0);
@@ -122,17 +133,8 @@ unsafe fn two_pass(input: &[f32], w: usize, out: &mut [u32], words: &mut Vec<u64
 unsafe fn byte_compress(input: &[f32], w: usize, out: &mut [u32], words: &mut Vec<u64>) -> usize {
     assert!(w.is_multiple_of(64) && input.len().is_multiple_of(w));
     let h = input.len() / w;
-    let sign = _mm512_set1_epi32(0x7FFF_FFFF);
-    words.clear();
-    for b in input.chunks_exact(64) {
-        let mut bits = 0u64;
-        for k in 0..4 {
-            // SAFETY: `b` holds 64 floats, four vectors.
-            let v = unsafe { _mm512_loadu_si512(b.as_ptr().add(16 * k).cast()) };
-            bits |= u64::from(_mm512_test_epi32_mask(v, sign)) << (16 * k);
-        }
-        words.push(bits);
-    }
+    // SAFETY: the CPU has the features (caller).
+    unsafe { mask_words(input, words) };
     let mut iota = [0u8; 64];
     for (i, b) in iota.iter_mut().enumerate() {
         *b = i as u8;
@@ -223,24 +225,10 @@ unsafe fn qwords(input: &[f32], w: usize, out: &mut [u32]) -> usize {
     k
 }
 
+/// The median of `reps` batches of about 0.2 ms of `f`, per call.
 fn time(reps: usize, mut f: impl FnMut()) -> Duration {
-    let one = {
-        let t = Instant::now();
-        f();
-        t.elapsed().max(Duration::from_nanos(20))
-    };
-    let n = (200_000 / one.as_nanos()).clamp(1, 100_000) as u32;
-    let mut v: Vec<Duration> = (0..reps)
-        .map(|_| {
-            let t = Instant::now();
-            for _ in 0..n {
-                f();
-            }
-            t.elapsed() / n
-        })
-        .collect();
-    v.sort();
-    v[v.len() / 2]
+    let n = calibrate(&mut f);
+    median((0..reps).map(|_| batch(n, &mut f)).collect())
 }
 
 /// Measures and prints the bare loops (filter `bare`); needs AVX-512 F and VBMI2.

@@ -82,7 +82,7 @@ fn series() -> Vec<Series> {
 }
 
 /// Calls `f` in batches of about 0.2 ms; returns the time of one call in one batch.
-fn batch(n: u32, f: &mut dyn FnMut()) -> Duration {
+pub fn batch(n: u32, f: &mut dyn FnMut()) -> Duration {
     let t = Instant::now();
     for _ in 0..n {
         f();
@@ -94,13 +94,13 @@ fn batch(n: u32, f: &mut dyn FnMut()) -> Duration {
 /// one slow call (the first trip through a pool, a parallel path retried once per 100 ms)
 /// would otherwise make every batch a few calls long, and the first call of a batch (buffers
 /// just evicted by the bound's batch) would then weigh on the whole point.
-fn calibrate(f: &mut dyn FnMut()) -> u32 {
+pub fn calibrate(f: &mut dyn FnMut()) -> u32 {
     let one = median((0..5).map(|_| batch(1, f)).collect());
     let per = one.as_nanos().max(20) as u64;
     (200_000 / per).clamp(1, 100_000) as u32
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
+pub fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
 }

@@ -15,12 +15,12 @@
 
 use std::hint::black_box;
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 
-use crate::curve::fmt_time;
+use crate::curve::{batch, calibrate, fmt_time};
 use crate::operators::{make_data, prepare, Prepared, PREFAULT};
 use crate::workloads::{Coords, Kind};
 use directml_subset::dml::DML_TENSOR_DATA_TYPE as T;
@@ -161,22 +161,6 @@ fn levels() -> Vec<&'static str> {
     }
     directml_subset::force_simd_level("avx512");
     v
-}
-
-fn batch(n: u32, f: &mut dyn FnMut()) -> Duration {
-    let t = Instant::now();
-    for _ in 0..n {
-        f();
-    }
-    t.elapsed() / n
-}
-
-/// Calls per batch of about 0.2 ms, from the median of five single calls.
-fn calibrate(f: &mut dyn FnMut()) -> u32 {
-    let mut v: Vec<Duration> = (0..5).map(|_| batch(1, f)).collect();
-    v.sort();
-    let per = v[2].as_nanos().max(20) as u64;
-    (200_000 / per).clamp(1, 100_000) as u32
 }
 
 /// One level's times at one point.
