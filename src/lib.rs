@@ -124,6 +124,7 @@ pub mod ffi;
 mod level;
 mod op;
 mod pool;
+mod team;
 pub mod reference;
 pub mod tensor;
 pub mod version;

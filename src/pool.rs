@@ -17,8 +17,10 @@
 //! pools are swapped with compare-and-swap, the error message is thread-local.
 
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use crate::error::{Error, Result};
+use crate::team::{Job, Team};
 
 /// The most worker threads a device may ask for.
 pub const DMLS_MAX_THREAD_COUNT: u32 = 1024;
@@ -94,18 +96,57 @@ impl Workers<'_> {
         }
     }
 
-    /// Runs `f` on one of this device's worker threads, so that the parallel iterators inside
-    /// it start from inside the pool instead of each being injected into it from outside while
-    /// the caller blocks. A one-thread device runs `f` on the caller's thread. Fails (before
-    /// running `f`) only when the pool has to be started, first in this process, and its
+    /// Runs `job(i)` once for each part `i` in `0..parts`, on this thread and on as many of
+    /// the device's workers as the parts can use (see [`crate::team`]), and returns when all
+    /// have finished. A one-thread device runs them in order on this thread. Fails (before
+    /// running any part) only when the pool has to be started, first in this process, and its
     /// threads cannot be.
-    pub fn run<R: Send>(&self, f: impl FnOnce() -> R + Send) -> Result<R> {
+    pub fn parts(&self, parts: usize, job: &Job<'_>) -> Result<()> {
         match self.pool {
-            Some(pool) if self.threads > 1 => Ok(pool.get()?.install(f)),
-            _ => Ok(f()),
+            Some(pool) if self.threads > 1 && parts > 1 => {
+                let slot = pool.get()?;
+                slot.team.run(&slot.pool, parts, self.threads - 1, job);
+            }
+            _ => (0..parts).for_each(job),
         }
+        Ok(())
+    }
+
+    /// Runs `f(i, chunk)` for each chunk of `chunk` elements of `data` (the last may be
+    /// shorter) as the parts of one job ([`Workers::parts`]).
+    pub fn for_each_chunk<T: Send>(
+        &self,
+        data: &mut [T],
+        chunk: usize,
+        f: &(dyn Fn(usize, &mut [T]) + Sync),
+    ) -> Result<()> {
+        let chunk = chunk.max(1);
+        let len = data.len();
+        let base = SendPtr(data.as_mut_ptr());
+        self.parts(len.div_ceil(chunk), &|i| {
+            let start = i * chunk;
+            let n = chunk.min(len - start);
+            // SAFETY: `parts` runs each index once, so chunk i (elements start .. start + n
+            // of `data`, in bounds since i < len / chunk rounded up) is borrowed by one part
+            // only, and `data` stays mutably borrowed until all parts have finished.
+            let part = unsafe { core::slice::from_raw_parts_mut(base.at(start), n) };
+            f(i, part)
+        })
     }
 }
+
+/// A pointer into a slice that the parts of one job share, each using its own elements.
+struct SendPtr<T>(*mut T);
+
+impl<T> SendPtr<T> {
+    fn at(&self, i: usize) -> *mut T {
+        self.0.wrapping_add(i)
+    }
+}
+
+// SAFETY: parts use disjoint elements through it (see `Workers::for_each_chunk`), and those
+// are `Send`.
+unsafe impl<T: Send> Sync for SendPtr<T> {}
 
 /// The fork generation: incremented in the child of every `fork()` once a pool exists.
 static GENERATION: AtomicU64 = AtomicU64::new(0);
@@ -143,10 +184,18 @@ fn watch_forks() -> Result<()> {
     Ok(())
 }
 
-/// A rayon pool and the fork generation whose threads it has.
+/// A rayon pool, its team and the fork generation whose threads it has.
 struct Slot {
     generation: u64,
     pool: rayon::ThreadPool,
+    team: Arc<Team>,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        // Workers waiting on the team leave now rather than at the end of their window.
+        self.team.close();
+    }
 }
 
 /// A pool of `threads` workers, built on first use and rebuilt in a forked child.
@@ -179,7 +228,7 @@ impl LazyPool {
     /// The pool, built now if this process has none yet (first use, or first use after a
     /// fork). Fails only when the threads cannot be started.
     #[inline]
-    pub fn get(&self) -> Result<&rayon::ThreadPool> {
+    pub fn get(&self) -> Result<&Slot> {
         let slot = self.slot.load(Ordering::Acquire);
         if !slot.is_null() {
             // SAFETY: a non-null slot came from `Box::into_raw` in `build` and is freed only by
@@ -187,14 +236,14 @@ impl LazyPool {
             // Release of the compare-exchange that published it.
             let slot = unsafe { &*slot };
             if slot.generation == GENERATION.load(Ordering::Relaxed) {
-                return Ok(&slot.pool);
+                return Ok(slot);
             }
         }
         self.build(slot)
     }
 
     #[cold]
-    fn build(&self, mut seen: *mut Slot) -> Result<&rayon::ThreadPool> {
+    fn build(&self, mut seen: *mut Slot) -> Result<&Slot> {
         watch_forks()?;
         let threads = self.threads();
         let generation = GENERATION.load(Ordering::Relaxed);
@@ -205,7 +254,12 @@ impl LazyPool {
             .map_err(|e| {
                 Error::OutOfMemory(format!("could not start {threads} worker threads: {e}"))
             })?;
-        let new = Box::into_raw(Box::new(Slot { generation, pool }));
+        let team = Arc::new(Team::new(threads));
+        let new = Box::into_raw(Box::new(Slot {
+            generation,
+            pool,
+            team,
+        }));
         loop {
             match self
                 .slot
@@ -213,7 +267,7 @@ impl LazyPool {
             {
                 // The slot replaced, if any, is of an older generation: leaked on purpose.
                 // SAFETY: `new` was published above and is freed only by `drop`.
-                Ok(_) => return Ok(unsafe { &(*new).pool }),
+                Ok(_) => return Ok(unsafe { &*new }),
                 Err(current) => {
                     // SAFETY: as in `get`.
                     let other = unsafe { &*current };
@@ -222,7 +276,7 @@ impl LazyPool {
                         // ours (its threads exist, so dropping it is safe).
                         // SAFETY: `new` never got published; this is its only owner.
                         drop(unsafe { Box::from_raw(new) });
-                        return Ok(&other.pool);
+                        return Ok(other);
                     }
                     seen = current;
                 }

@@ -63,11 +63,25 @@ fn coords_desc(rng: &mut SmallRng, out: DataType, m: u32, n: u32) -> TensorDesc 
 /// `density`), with a random output type, through `dev` and the reference; compares both
 /// outputs whole.
 fn check_nonzero(rng: &mut SmallRng, dev: &Device, input: TensorDesc, density: f64, what: &str) {
-    let data = &random_input(rng, &input, density);
     let out_type = out_types(rng);
     let sizes = input.sizes().to_vec();
-    let m: u32 = sizes.iter().product();
     let n = rng.random_range(min_columns(&sizes)..=sizes.len()) as u32;
+    check_nonzero_into(rng, dev, input, density, out_type, n, what)
+}
+
+/// [`check_nonzero`] into `n` columns of `out_type`.
+fn check_nonzero_into(
+    rng: &mut SmallRng,
+    dev: &Device,
+    input: TensorDesc,
+    density: f64,
+    out_type: DataType,
+    n: u32,
+    what: &str,
+) {
+    let data = &random_input(rng, &input, density);
+    let sizes = input.sizes().to_vec();
+    let m: u32 = sizes.iter().product();
     let count = TensorDesc::new(out_type, &[1]);
     let coords = coords_desc(rng, out_type, m, n);
     let op = dev
@@ -259,6 +273,36 @@ fn nonzero_parallel() {
                 };
                 let input = desc(t, sizes, strides.as_deref());
                 check_nonzero(rng, &devs[(i + j) % 2], input, density, "parallel");
+            }
+        }
+    });
+}
+
+/// The parallel one pass (AVX-512: packed 8-, 16- and 32-bit inputs into one or two UINT32
+/// columns, packed or in ONNX Runtime's layout): parts that start and end inside lines, on
+/// more threads than cores (2, 16 and 64), at densities where the one pass runs.
+#[test]
+fn nonzero_parallel_one_pass() {
+    common::force_parallel_paths();
+    with_seed("nonzero_parallel_one_pass", |rng| {
+        let devs = [device(2), device(16), device(64)];
+        let shapes: [&[u32]; 7] = [
+            &[140_001],
+            &[517, 301],
+            &[3, 70_001],
+            &[1000, 129],
+            &[1, 65_536],
+            &[64, 4096],
+            &[200_000],
+        ];
+        for (i, sizes) in shapes.iter().enumerate() {
+            for (j, density) in [0.2, 0.5, 0.9, 1.0].into_iter().enumerate() {
+                let t = [DataType::Float32, DataType::UInt8, DataType::Float16][(i + j) % 3];
+                let input = desc(t, sizes, None);
+                let n = sizes.len() as u32;
+                for dev in &devs {
+                    check_nonzero_into(rng, dev, input, density, DataType::UInt32, n, "one pass");
+                }
             }
         }
     });

@@ -28,8 +28,6 @@
 use core::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use rayon::prelude::*;
-
 use crate::pool::Workers;
 
 /// A kernel's cost per unit of work, in picoseconds, as a moving average.
@@ -117,10 +115,8 @@ pub(crate) fn trip_ns(workers: Workers<'_>) -> u64 {
     let trip = || {
         let t = Instant::now();
         workers
-            .run(|| {
-                (0..workers.threads).into_par_iter().for_each(|i| {
-                    core::hint::black_box(i);
-                })
+            .parts(workers.threads, &|i| {
+                core::hint::black_box(i);
             })
             .ok()?;
         Some(t.elapsed())

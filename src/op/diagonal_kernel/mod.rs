@@ -8,8 +8,6 @@
 //! (non-temporal stores, with runs merged across rows). CPUs with AVX-512 run the AVX2 code
 //! (see `simd::dispatch`). Large outputs are split into row ranges across the workers. Strided layouts go segment by segment, element by element.
 
-use rayon::prelude::*;
-
 use super::cost::{self, Bounds, Rates};
 use super::diagonal::DiagonalPlan;
 use super::simd::isa::Level;
@@ -45,6 +43,8 @@ fn rates<U: Word>(other: &Other<'_, U>) -> &'static Rates<50> {
     };
     &RATES[kind * 4 + U::SIZE.trailing_zeros() as usize]
 }
+/// The smallest part of a parallel execution, in output bytes.
+const PART_MIN_BYTES: usize = 16 << 10;
 /// Serial executions of at least this many output bytes are timed for [`RATES`].
 const TIMED_MIN_BYTES: u64 = 16 << 10;
 /// Outputs of at least this many bytes (too many to stay in cache for whoever reads them next)
@@ -329,12 +329,13 @@ fn run_packed<U: Word>(
     };
     let rates = rates(&other);
     if cost::parallel_pays(bytes, &PARALLEL, rates, 1, workers) {
-        let rows_per_task = rows.div_ceil(workers.threads * 8).max(1);
+        // Several parts per worker (the threads that run take the parts of one that is
+        // descheduled), each of at least PART_MIN_BYTES (a claim costs a shared cache line).
+        let min_rows = (PART_MIN_BYTES / (w * U::SIZE)).max(1);
+        let rows_per_task = rows.div_ceil(workers.threads * 4).max(min_rows);
         let t = std::time::Instant::now();
-        let r = workers.run(|| {
-            out.par_chunks_mut(rows_per_task * w)
-                .enumerate()
-                .for_each(|(t, chunk)| do_rows(t * rows_per_task, chunk))
+        let r = workers.for_each_chunk(out, rows_per_task * w, &|t, chunk| {
+            do_rows(t * rows_per_task, chunk)
         });
         // Only the sizes the choice is made for.
         if bytes < PARALLEL.ceiling {

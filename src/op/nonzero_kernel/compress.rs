@@ -360,13 +360,17 @@ const SAMPLE: usize = 256;
 /// one pass, measured with bare loops on AMD Zen 5 (`cargo bench --bench kernels -- bare`,
 /// with `vpcompressd`).
 ///
+/// `data` is a part of the input: its elements `start ..` of lines of `width` elements, whose
+/// first and last lines may be parts of lines; rows are counted from the part's first.
+///
 /// # Safety
-/// The CPU has AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT; `width` divides `data.len()`;
-/// `rows` writes only rows of the output, at most `data.len()`.
+/// The CPU has AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT; `rows` writes only rows of the
+/// output, at most `data.len()` from the part's first.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
 unsafe fn one_pass<U: OnePassWord>(
     data: &[U],
+    start: usize,
     mask: U,
     width: usize,
     mut rows: impl FnMut(__m512i, usize, __m512i, u32),
@@ -380,9 +384,14 @@ unsafe fn one_pass<U: OnePassWord>(
     if (set as usize) * 64 < crate::op::simd::dispatch::COMPRESS_BITS * sample {
         return None;
     }
-    let (blocks, tail) = (width / 64, width % 64);
     let mut row = 0usize;
-    for (r, line) in data.chunks_exact(width).enumerate() {
+    // Line by line: the part's first and last lines may be parts of lines.
+    let mut pos = 0usize;
+    while pos < data.len() {
+        let (r, c0) = ((start + pos) / width, (start + pos) % width);
+        let len = (width - c0).min(data.len() - pos);
+        let line = &data[pos..pos + len];
+        let (blocks, tail) = (len / 64, len % 64);
         let t = _mm512_set1_epi32(r as i32);
         // The rows of the 64 elements from position `c` of the line: bit i of `bits` set for
         // each nonzero one; their positions gathered by one byte compress, 16 rows at a time.
@@ -392,7 +401,7 @@ unsafe fn one_pass<U: OnePassWord>(
             let pos = unsafe { bit_positions(bits) };
             for g in 0..n.div_ceil(16) {
                 // SAFETY: as above; g < 4.
-                let x = unsafe { widen(pos, g, c as u32) };
+                let x = unsafe { widen(pos, g, (c0 + c) as u32) };
                 rows(t, row + 16 * g, x, (n - 16 * g).min(16) as u32);
             }
             row += n;
@@ -404,13 +413,13 @@ unsafe fn one_pass<U: OnePassWord>(
         }
         if tail > 0 {
             let lanes = (1u64 << tail) - 1;
-            let bits = if r * width + 64 * blocks + 64 <= data.len() {
-                // 64 elements from the line's tail are still in the input (in every line but
+            let bits = if pos + 64 * blocks + 64 <= data.len() {
+                // 64 elements from the line's tail are still in the part (in every line but
                 // the last): read whole, those past the line left out.
-                // SAFETY: the 64 elements are in the input.
+                // SAFETY: the 64 elements are in the part.
                 unsafe { U::mask64(p.add(64 * blocks), lanes, mask) }
             } else {
-                // The input's last elements, from a copy: a masked load whose lanes left out
+                // The part's last elements, from a copy: a masked load whose lanes left out
                 // reach a page the process may not touch (a buffer that ends at a page) took
                 // about 150 ns on AMD Zen 5, as long as the whole pass on a thousand elements.
                 let mut last = [U::default(); 64];
@@ -420,6 +429,7 @@ unsafe fn one_pass<U: OnePassWord>(
             };
             put(bits, 64 * blocks);
         }
+        pos += len;
     }
     Some(row as u64)
 }
@@ -514,6 +524,7 @@ fn row_masks(n: u32, lanes: u16) -> (u16, u16) {
 pub(super) unsafe fn one_pass_packed<U: OnePassWord>(
     out: *mut u32,
     data: &[U],
+    start: usize,
     mask: U,
     width: usize,
 ) -> Option<u64> {
@@ -546,7 +557,7 @@ pub(super) unsafe fn one_pass_packed<U: OnePassWord>(
         }
     };
     // SAFETY: this function has the features; the rows are the output's (caller).
-    unsafe { one_pass(data, mask, width, rows) }
+    unsafe { one_pass(data, start, mask, width, rows) }
 }
 
 /// [`one_pass`] into ONNX Runtime's layout: row r's column c at element `2 r + cs × c` (the low
@@ -560,6 +571,7 @@ pub(super) unsafe fn one_pass_pairs<U: OnePassWord>(
     out: *mut u32,
     cs: usize,
     data: &[U],
+    start: usize,
     mask: U,
     width: usize,
 ) -> Option<u64> {
@@ -589,7 +601,7 @@ pub(super) unsafe fn one_pass_pairs<U: OnePassWord>(
         }
     };
     // SAFETY: this function has the features; the rows are the output's (caller).
-    unsafe { one_pass(data, mask, width, rows) }
+    unsafe { one_pass(data, start, mask, width, rows) }
 }
 
 /// [`one_pass`] into one UINT32 column (a 1-D input: the position is the coordinate), rows
@@ -605,6 +617,7 @@ pub(super) unsafe fn one_pass_column<U: OnePassWord>(
     out: *mut u32,
     stride: usize,
     data: &[U],
+    start: usize,
     mask: U,
 ) -> Option<u64> {
     let spread = [
@@ -637,5 +650,5 @@ pub(super) unsafe fn one_pass_column<U: OnePassWord>(
         }
     };
     // SAFETY: this function has the features; the rows are the output's (caller); one line.
-    unsafe { one_pass(data, mask, data.len(), rows) }
+    unsafe { one_pass(data, start, mask, usize::MAX, rows) }
 }

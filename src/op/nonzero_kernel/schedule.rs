@@ -1,6 +1,6 @@
 //! Scheduling: the serial path, and the parallel rounds of chunks on the workers.
 
-use rayon::prelude::*;
+use core::sync::atomic::{AtomicU64, Ordering};
 
 use super::rows::{Emit, Writer};
 use super::source::Source;
@@ -13,19 +13,16 @@ use crate::pool::Workers;
 
 const OP: &str = OpKind::NonZeroCoordinates.name();
 
-/// Elements per parallel task (a multiple of 64); its bitmask is 16 KiB. On two workers a
-/// round of `TASKS_PER_WORKER` tasks each is then two million elements, so a 16M-element input
-/// takes 8 trips through the pool.
-const CHUNK: u64 = 1 << 17;
-/// The smallest parallel task (smaller inputs get smaller chunks, for at least four rounds).
-const MIN_CHUNK: u64 = 1 << 14;
-/// Tasks per worker in one round. More than one lets the others take over the work of a worker
-/// that falls behind (the machine may be shared); with eight, a round ends at most one task
-/// (an eighth of a worker's share) after its last worker could have finished.
-const TASKS_PER_WORKER: usize = 8;
+/// Parts per worker in one round of the parallel path. More than one lets the threads that run
+/// take over the parts of one that is descheduled (the machine may be shared).
+const PARTS_PER_WORKER: usize = 4;
+/// The smallest part of the parallel path, in elements (a multiple of 64): a part pays a claim
+/// (a shared cache line) and its walk's setup.
+const PART_MIN: u64 = 1 << 12;
+/// The largest part, in elements: its bitmask, 512 words, is on the stack.
+const PART_MAX: u64 = 1 << 15;
 /// The most workers one execution uses.
-const MAX_THREADS: usize = 64;
-const MAX_TASKS: usize = MAX_THREADS * TASKS_PER_WORKER;
+const MAX_THREADS: usize = 256;
 /// Inputs below the floor run serially; from it, as measured ([`cost`]). There is no ceiling
 /// (a size from which the parallel path is always taken): with the AVX-512 one pass, one
 /// thread took 0.3-0.8x the time of the two-pass parallel rounds on two threads from 2^22 to
@@ -53,6 +50,8 @@ fn rates<U: Word>(src: &Source<'_, U>, plan: &NonZeroPlan) -> &'static Rates<300
 }
 /// Serial executions of at least this many elements are timed for [`RATES`].
 const TIMED_MIN: u64 = 1 << 12;
+/// Elements the serial path masks at a time on the heap (larger inputs than `STACK_MAX`).
+const SERIAL_CHUNK: u64 = 1 << 17;
 /// Bitmask words the serial path works on at a time (on the stack): each chunk's walk pays a
 /// setup and writes its last rows one at a time (the rows past its own are not its to write
 /// ahead), so chunks much shorter than this cost more per element.
@@ -67,15 +66,13 @@ pub(super) fn drive<U: Word>(
     workers: Workers<'_>,
 ) -> Result<u64> {
     let m = plan.input.elements;
-    let threads = workers.threads.min(MAX_THREADS);
-    let (tasks, chunk) = chunking(m, threads, src.min_chunk());
+    let split = Split::new(m, workers.threads.min(MAX_THREADS), src.min_chunk());
     let rates = rates(src, plan);
-    // A trip to mask the first round, then one per round.
-    let trips = 1 + m.div_ceil(tasks as u64 * chunk);
-    // A single chunk has nothing to split: the parallel path would only add its trips.
+    // A single part has nothing to split: the parallel path would only add its trips.
     let shared = match rows {
         Writer::Parallel(rows)
-            if m > chunk && cost::parallel_pays(m, &PARALLEL, rates, trips, workers) =>
+            if split.parts > 1
+                && cost::parallel_pays(m, &PARALLEL, rates, split.trips(), workers) =>
         {
             Some(rows)
         }
@@ -87,7 +84,7 @@ pub(super) fn drive<U: Word>(
             // (A clock read costs about a fifth of a small execution: only timed sizes read it.)
             let t = (m >= TIMED_MIN).then(std::time::Instant::now);
             // SAFETY: these are the whole input's elements; this thread is the only writer.
-            if let Some(count) = unsafe { rows.one_pass(input.first(m as usize)) } {
+            if let Some(count) = unsafe { rows.one_pass(input.range(0, m as usize), 0, 0) } {
                 if let Some(t) = t {
                     rates.serial(m).record(m, t.elapsed());
                 }
@@ -108,7 +105,7 @@ pub(super) fn drive<U: Word>(
                 serial(src, rows, m, words)
             }));
         }
-        let n = (CHUNK.max(src.min_chunk()).min(m.div_ceil(64) * 64) / 64) as usize;
+        let n = (SERIAL_CHUNK.max(src.min_chunk()).min(m.div_ceil(64) * 64) / 64) as usize;
         let mut heap = Vec::new();
         heap.try_reserve_exact(n)
             .map_err(|_| Error::OutOfMemory(format!("{OP}: no memory for a bitmask chunk")))?;
@@ -118,106 +115,165 @@ pub(super) fn drive<U: Word>(
         }));
     };
 
-    // Parallel rounds of `tasks` chunks. Each step writes the rows of the previous round (whose
-    // first rows the prefix sum gave) and masks the chunks of the next one, so a round costs
-    // one trip through the pool.
-    let per_chunk = (chunk / 64) as usize;
-    let mut scratch: Vec<u64> = Vec::new();
-    scratch
-        .try_reserve_exact(2 * tasks * per_chunk)
-        .map_err(|_| Error::OutOfMemory(format!("{OP}: no memory for {tasks} bitmask chunks")))?;
-    scratch.resize(2 * tasks * per_chunk, 0);
-    let (mut cur, mut next) = scratch.split_at_mut(tasks * per_chunk);
-    let mut cur_counts = [0u64; MAX_TASKS];
-    let mut next_counts = [0u64; MAX_TASKS];
-    let round_len = tasks as u64 * chunk;
-    let range = |round: u64, i: usize| {
-        let s = (round * round_len + i as u64 * chunk).min(m);
-        (s, (s + chunk).min(m))
-    };
-    let nwords = |(s, e): (u64, u64)| ((e - s) as usize).div_ceil(64);
     let t = std::time::Instant::now();
-    let total = workers.run(|| {
-        cur.par_chunks_mut(per_chunk)
-            .zip(cur_counts[..tasks].par_iter_mut())
-            .enumerate()
-            .for_each(|(i, (words, count))| {
-                let (s, e) = range(0, i);
-                *count = if s < e {
-                    src.masks(s, e, &mut words[..nwords((s, e))])
-                } else {
-                    0
-                };
-            });
-        let mut row = 0u64;
-        let mut round = 0u64;
-        while round * round_len < m {
-            let mut firsts = [0u64; MAX_TASKS];
-            for (f, &c) in firsts[..tasks].iter_mut().zip(&cur_counts[..tasks]) {
-                *f = row;
-                row += c;
-            }
-            let more = (round + 1) * round_len < m;
-            let (firsts, counts) = (&firsts, &cur_counts);
-            cur.par_chunks(per_chunk)
-                .zip(next.par_chunks_mut(per_chunk))
-                .zip(next_counts[..tasks].par_iter_mut())
-                .enumerate()
-                .for_each(|(i, ((words, next_words), next_count))| {
-                    let r = range(round, i);
-                    if counts[i] > 0 {
-                        // SAFETY: task i writes rows firsts[i] .. firsts[i] + counts[i] (its
-                        // words have counts[i] set bits, as masking them returned), which no
-                        // other task writes, and the writer is shared only over a layout proven
-                        // disjoint, where distinct elements have distinct addresses.
-                        unsafe { rows.emit(&words[..nwords(r)], r.0, firsts[i], counts[i]) };
-                    }
-                    if more {
-                        let (s, e) = range(round + 1, i);
-                        *next_count = if s < e {
-                            src.masks(s, e, &mut next_words[..nwords((s, e))])
-                        } else {
-                            0
-                        };
-                    }
-                });
-            core::mem::swap(&mut cur, &mut next);
-            core::mem::swap(&mut cur_counts, &mut next_counts);
-            round += 1;
-        }
-        row
-    })?;
+    let total = parallel(src, rows, &split, workers)?;
     rates.record_parallel(m, t.elapsed());
     Ok(total)
 }
 
-/// The parallel path's tasks per round and elements per task: at least four rounds, with chunks
-/// from MIN_CHUNK to CHUNK elements.
-/// A tiled input's chunks hold at least `min_chunk` elements (see `Source::min_chunk`).
-fn chunking(m: u64, threads: usize, min_chunk: u64) -> (usize, u64) {
-    let tasks = threads * TASKS_PER_WORKER;
-    let chunk = (m / (4 * tasks as u64) / 64 * 64).clamp(MIN_CHUNK, CHUNK);
-    (tasks, chunk.max(min_chunk.div_ceil(64) * 64))
+/// How the parallel path splits an input: rounds of `per_round` parts of `part` elements (the
+/// last part shorter), `parts` in all.
+struct Split {
+    m: u64,
+    part: u64,
+    parts: u64,
+    per_round: usize,
+}
+
+impl Split {
+    /// Parts of PART_MIN to PART_MAX elements (at least `min_chunk`, a tiled input's
+    /// pages of lines), PARTS_PER_WORKER per worker in a round.
+    fn new(m: u64, threads: usize, min_chunk: u64) -> Split {
+        let per_round = threads * PARTS_PER_WORKER;
+        let part = (m / per_round as u64 / 64 * 64)
+            .clamp(PART_MIN, PART_MAX)
+            .max(min_chunk.div_ceil(64) * 64);
+        let parts = m.div_ceil(part);
+        Split {
+            m,
+            part,
+            parts,
+            per_round: per_round.min(parts as usize).max(1),
+        }
+    }
+
+    fn rounds(&self) -> u64 {
+        self.parts.div_ceil(self.per_round as u64)
+    }
+
+    /// Trips through the workers: one per round, and one to write the last.
+    fn trips(&self) -> u64 {
+        self.rounds() + 1
+    }
+
+    /// Elements of part `i` of round `round` (empty past the input).
+    fn range(&self, round: u64, i: usize) -> (u64, u64) {
+        let s = ((round * self.per_round as u64 + i as u64) * self.part).min(self.m);
+        (s, (s + self.part).min(self.m))
+    }
+}
+
+/// The parallel path: count the nonzero elements of each part, then write each part's rows
+/// from the count of the parts before it, in rounds: each trip through the workers writes the
+/// parts of the previous round (whose first rows the caller added up between the trips) and
+/// counts those of the next, so that a part is read a second time from the cache. A part's
+/// rows are written in one pass where the writer has one, else masked again and walked.
+fn parallel<U: Word>(
+    src: &Source<'_, U>,
+    rows: &(dyn Emit + Sync),
+    split: &Split,
+    workers: Workers<'_>,
+) -> Result<u64> {
+    let per_round = split.per_round;
+    // Counts of the parts of the round being counted and of the one being written, by trip.
+    let counts: Vec<AtomicU64> = (0..2 * per_round).map(|_| AtomicU64::new(0)).collect();
+    let mut firsts = vec![0u64; per_round];
+    let packed = src.packed();
+    let rounds = split.rounds();
+    let mut row = 0u64;
+    for trip in 0..=rounds {
+        let (write, count) = (trip.checked_sub(1), (trip < rounds).then_some(trip));
+        let (firsts_ref, counts_ref) = (&firsts, &counts);
+        workers.parts(per_round, &|i| {
+            if let Some(round) = write {
+                let (s, e) = split.range(round, i);
+                let n = counts_ref[(round % 2) as usize * per_round + i].load(Ordering::Relaxed);
+                if n > 0 {
+                    let first = firsts_ref[i];
+                    // SAFETY: this part's rows are firsts[i] .. firsts[i] + n (n nonzero
+                    // elements in s .. e, as counted; firsts[i] those before s), which no
+                    // other part writes; the writer is shared only over a layout proven
+                    // disjoint, where distinct elements have distinct addresses.
+                    let done = packed.and_then(|p| unsafe {
+                        rows.one_pass(p.range(s as usize, e as usize), s, first)
+                    });
+                    match done {
+                        Some(written) => debug_assert_eq!(written, n),
+                        None => with_words(((e - s) as usize).div_ceil(64), |words| {
+                            // SAFETY: as above.
+                            unsafe { serial_range(src, rows, s, e, first, words) };
+                        }),
+                    }
+                }
+            }
+            if let Some(round) = count {
+                let (s, e) = split.range(round, i);
+                let n = if s < e {
+                    with_words(((e - s) as usize).div_ceil(64), |words| src.masks(s, e, words))
+                } else {
+                    0
+                };
+                counts_ref[(round % 2) as usize * per_round + i].store(n, Ordering::Relaxed);
+            }
+        })?;
+        if let Some(round) = count {
+            for (i, f) in firsts.iter_mut().enumerate() {
+                *f = row;
+                row += counts[(round % 2) as usize * per_round + i].load(Ordering::Relaxed);
+            }
+        }
+    }
+    Ok(row)
+}
+
+/// Runs `f` with `n` zeroed words of scratch: on the stack up to a part's bitmask
+/// (PART_MAX elements), else on the heap (a tiled input's larger parts).
+fn with_words<R>(n: usize, f: impl FnOnce(&mut [u64]) -> R) -> R {
+    const STACK: usize = (PART_MAX / 64) as usize;
+    if n <= STACK {
+        f(&mut [0u64; STACK][..n])
+    } else {
+        f(&mut vec![0u64; n])
+    }
+}
+
+/// Masks and writes elements `start .. end` on this thread, `words.len()` words at a time, from
+/// row `first_row` on; returns the row count.
+///
+/// # Safety
+/// `first_row` is the number of nonzero elements before `start`; no other thread writes the
+/// rows of these elements while this call runs.
+#[inline(always)]
+unsafe fn serial_range<U: Word>(
+    src: &Source<'_, U>,
+    rows: &dyn Emit,
+    start: u64,
+    end: u64,
+    first_row: u64,
+    words: &mut [u64],
+) -> u64 {
+    let step = 64 * words.len() as u64;
+    let mut row = first_row;
+    let mut at = start;
+    while at < end {
+        let stop = (at + step).min(end);
+        let words = &mut words[..((stop - at) as usize).div_ceil(64)];
+        let count = src.masks(at, stop, words);
+        if count > 0 {
+            // SAFETY: `count` is the words' set bits (masking them returned it); these rows
+            // are the caller's to write.
+            unsafe { rows.emit(words, at, row, count) };
+            row += count;
+        }
+        at = stop;
+    }
+    row - first_row
 }
 
 /// Masks and writes every element on this thread, `words.len()` words at a time; returns the
 /// row count.
 #[inline(always)]
 fn serial<U: Word>(src: &Source<'_, U>, rows: &dyn Emit, m: u64, words: &mut [u64]) -> u64 {
-    let step = 64 * words.len() as u64;
-    let mut row = 0u64;
-    let mut start = 0u64;
-    while start < m {
-        let end = (start + step).min(m);
-        let words = &mut words[..((end - start) as usize).div_ceil(64)];
-        let count = src.masks(start, end, words);
-        if count > 0 {
-            // SAFETY: `count` is the words' set bits (masking them returned it); this thread is
-            // the only writer.
-            unsafe { rows.emit(words, start, row, count) };
-            row += count;
-        }
-        start = end;
-    }
-    row
+    // SAFETY: from the first element and row; this thread is the only writer.
+    unsafe { serial_range(src, rows, 0, m, 0, words) }
 }

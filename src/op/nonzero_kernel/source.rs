@@ -15,12 +15,12 @@ pub(super) enum Packed<'a> {
 }
 
 impl Packed<'_> {
-    /// The first `m` elements only.
-    pub fn first(self, m: usize) -> Self {
+    /// Elements `start .. end` only.
+    pub fn range(self, start: usize, end: usize) -> Self {
         match self {
-            Packed::U8(d, k) => Packed::U8(&d[..m], k),
-            Packed::U16(d, k) => Packed::U16(&d[..m], k),
-            Packed::U32(d, k) => Packed::U32(&d[..m], k),
+            Packed::U8(d, k) => Packed::U8(&d[start..end], k),
+            Packed::U16(d, k) => Packed::U16(&d[start..end], k),
+            Packed::U32(d, k) => Packed::U32(&d[start..end], k),
         }
     }
 }

@@ -23,20 +23,20 @@ const DENSE_BITS: usize = 12;
 /// 16 × 32 × 32).
 const DENSE_MIN_WIDTH_3_4: u64 = 64;
 impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_, O, N, PACKED, S> {
-    unsafe fn one_pass(&self, input: Packed<'_>) -> Option<u64> {
+    unsafe fn one_pass(&self, input: Packed<'_>, start: u64, first_row: u64) -> Option<u64> {
         #[cfg(target_arch = "x86_64")]
         if self.isa.has_avx512() && !O::WIDE {
             // SAFETY: forwarded contract; the level allows AVX-512 F, BW, VL and VBMI2, BMI2 and
             // POPCNT.
             return unsafe {
                 match input {
-                    Packed::U8(d, m) => self.one_pass_avx512(d, m),
-                    Packed::U16(d, m) => self.one_pass_avx512(d, m),
-                    Packed::U32(d, m) => self.one_pass_avx512(d, m),
+                    Packed::U8(d, m) => self.one_pass_avx512(d, start, first_row, m),
+                    Packed::U16(d, m) => self.one_pass_avx512(d, start, first_row, m),
+                    Packed::U32(d, m) => self.one_pass_avx512(d, start, first_row, m),
                 }
             };
         }
-        let _ = input;
+        let _ = (input, start, first_row);
         None
     }
 
@@ -153,34 +153,48 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Rows<'_, O, N, PA
     /// As for [`Emit::one_pass`]; the CPU has AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT, and
     /// the coordinates are UINT32.
     #[cfg(target_arch = "x86_64")]
-    unsafe fn one_pass_avx512<U: compress::OnePassWord>(&self, data: &[U], mask: U) -> Option<u64> {
+    unsafe fn one_pass_avx512<U: compress::OnePassWord>(
+        &self,
+        data: &[U],
+        start: u64,
+        first_row: u64,
+        mask: U,
+    ) -> Option<u64> {
         let out = self.out.as_ptr().cast::<u32>();
         let width = self.geo.width as usize;
-        if data.is_empty() || !(data.len() as u64).is_multiple_of(self.geo.width) {
+        let (start, first_row) = (usize::try_from(start).ok()?, usize::try_from(first_row).ok()?);
+        // At most a row per element of the part, from its first: rows below `rows`.
+        let rows = first_row.checked_add(data.len())?;
+        if data.is_empty() {
             return None;
         }
         if N == 1 && self.geo.width >= COMPRESS_MIN_WIDTH {
             // One column: a 1-D input (or one whose other dimensions are 1), one line.
             let stride = if PACKED { 1 } else { self.rs };
-            let last = (data.len() - 1).checked_mul(stride);
+            let last = (rows - 1).checked_mul(stride);
             if (stride == 1 || (stride == 2 && S::DISJOINT))
                 && last.is_some_and(|l| l < self.out.len())
             {
-                // SAFETY: the elements `stride × r` of a row for every input element are in the
-                // output (checked) and only this thread accesses it (caller).
-                return unsafe { compress::one_pass_column(out, stride, data, mask) };
+                // SAFETY: the elements `stride × r` of the rows below `rows` are in the output
+                // (checked), the part's rows from `first_row` are accessed by no other thread
+                // (caller).
+                return unsafe {
+                    compress::one_pass_column(out.add(stride * first_row), stride, data, start, mask)
+                };
             }
         }
         // Two columns, the line position in the second: the first is then the line's index
         // (the input's dimensions before those two are 1).
         if N == 2 && self.geo.line - self.geo.first == 1 {
-            if PACKED && self.geo.width >= COMPRESS_MIN_WIDTH && self.out.len() >= 2 * data.len() {
-                // SAFETY: the output is packed with a row for every element, and only this
-                // thread accesses it (caller); the width divides the input.
-                return unsafe { compress::one_pass_packed(out, data, mask, width) };
+            if PACKED && self.geo.width >= COMPRESS_MIN_WIDTH && self.out.len() >= 2 * rows {
+                // SAFETY: the output is packed with room for the rows below `rows` (checked),
+                // and the part's rows are accessed by no other thread (caller).
+                return unsafe {
+                    compress::one_pass_packed(out.add(2 * first_row), data, start, mask, width)
+                };
             }
             // The last row's second column.
-            let last = (2 * (data.len() - 1)).checked_add(self.cs);
+            let last = (2 * (rows - 1)).checked_add(self.cs);
             if !PACKED
                 && S::DISJOINT
                 && self.rs == 2
@@ -189,9 +203,11 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Rows<'_, O, N, PA
                 && last.is_some_and(|l| l < self.out.len())
             {
                 // SAFETY: as above, in ONNX Runtime's layout: the last row's second column,
-                // element 2 (len - 1) + cs, is in the output (checked), and the layout is proven
-                // disjoint.
-                return unsafe { compress::one_pass_pairs(out, self.cs, data, mask, width) };
+                // element 2 (rows - 1) + cs, is in the output (checked), and the layout is
+                // proven disjoint.
+                return unsafe {
+                    compress::one_pass_pairs(out.add(2 * first_row), self.cs, data, start, mask, width)
+                };
             }
         }
         None

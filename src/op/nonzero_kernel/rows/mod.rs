@@ -27,14 +27,15 @@ pub(super) trait Emit {
     /// `first_row .. first_row + count` while this call runs.
     unsafe fn emit(&self, words: &[u64], start: u64, first_row: u64, count: u64);
 
-    /// Writes the rows of a whole packed input in one pass and returns the row count, when
-    /// this writer has such a pass for the output and the input; `None`, having written
-    /// nothing, otherwise.
+    /// Writes the rows of a part of a packed input (`input`, its elements `start ..`) in one
+    /// pass, from row `first_row` on, and returns the part's row count, when this writer has
+    /// such a pass for the output and the input; `None`, having written nothing, otherwise.
     ///
     /// # Safety
-    /// `input` is the whole input; no other thread may access the output while this call runs.
-    unsafe fn one_pass(&self, input: Packed<'_>) -> Option<u64> {
-        let _ = input;
+    /// `first_row` is the number of nonzero elements before `start`; no other thread may write
+    /// the rows from `first_row` to `first_row + input.len()` while this call runs.
+    unsafe fn one_pass(&self, input: Packed<'_>, start: u64, first_row: u64) -> Option<u64> {
+        let _ = (input, start, first_row);
         None
     }
 }

@@ -1,0 +1,434 @@
+//! The team: how one execution's parts run on a pool's workers, with trips that cost about
+//! what a `memcpy` of a few kilobytes costs.
+//!
+//! A rayon pool wakes its sleeping workers one after another (each woken worker wakes at most
+//! two more), and a trip through it took 25–100 µs on 16 cores of a virtual machine, where the
+//! work of a 2^16-element operator is 5–20 µs. So the kernels do not hand their parts to rayon
+//! one call at a time. The caller publishes a job (a function of the part index and a part
+//! count) in the pool's [`Team`], and every thread on the team, the caller included, claims
+//! parts with one atomic operation until none is left; the caller then waits for the parts
+//! still running elsewhere.
+//!
+//! Workers join the team through rayon: the caller spawns as many as the job can use (no more
+//! than its parts) that are not already on it, and each of them wakes at once. After its last
+//! part a worker stays on the team for a bounded **hot window** (100 µs unless
+//! `DMLS_SPIN_US` says otherwise), waiting on the job counter with `pause`, so that the next
+//! execution finds it awake; then it goes back to rayon, which puts it to sleep. A process that
+//! executes once and then idles uses no CPU once the window (and rayon's own short idle spin)
+//! is over.
+//!
+//! The window shrinks under contention, when more threads want to run than there are cores:
+//! a worker that finds it was descheduled while it waited (the clock jumped between two of its
+//! checks), or that runs on a pool with more threads than the process may use cores, leaves at
+//! once and marks the team contended for [`CONTENDED_NS`], during which workers leave as soon
+//! as no part is left to claim, and the waits yield the core. A part claimed by a worker that
+//! is then descheduled delays the whole execution, so parts are small (several per worker)
+//! and claimed one at a time: the threads that run take the rest.
+//!
+//! One caller uses a team at a time. A second caller of the same pool meanwhile runs its parts
+//! through rayon itself (the workers waiting on the team look for rayon's work while they
+//! wait), so concurrent executions on one device never wait for each other's window.
+
+use std::any::Any;
+use std::cell::Cell;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+/// A job: the function run once for each part index.
+pub(crate) type Job<'a> = dyn Fn(usize) + Sync + 'a;
+
+/// The most parts of one job (the part index has 24 bits of the job state).
+pub(crate) const MAX_PARTS: usize = 1 << 20;
+const PART_BITS: u32 = 24;
+const PART_MASK: u64 = (1 << PART_BITS) - 1;
+
+/// The hot window when `DMLS_SPIN_US` is not set, in microseconds. A cold trip (waking the
+/// workers through rayon) cost 25–100 µs on 16 cores of a virtual machine: waiting about as
+/// long as a cold trip costs before sleeping is the classic bound for spinning (it never
+/// costs more than twice the better of the two choices).
+const DEFAULT_SPIN_US: u64 = 100;
+/// The longest window `DMLS_SPIN_US` may ask for: one second.
+const MAX_SPIN_US: u64 = 1_000_000;
+/// A wait between two clock reads longer than this means the thread was descheduled.
+const DESCHEDULED_NS: u64 = 50_000;
+/// How long a team stays contended after a worker found it was descheduled.
+const CONTENDED_NS: u64 = 10_000_000;
+/// `pause` instructions between two looks at the job state.
+const PAUSES: u32 = 16;
+/// Looks at the job state between two clock reads.
+const LOOKS_PER_CLOCK: u32 = 16;
+/// Clock reads between two looks for rayon work (a second caller's parts).
+const CLOCKS_PER_RAYON: u32 = 8;
+
+/// The hot window in nanoseconds, from `DMLS_SPIN_US` (microseconds, 0 to 1,000,000; read
+/// once). A value that is not such a number is reported once on standard error and the
+/// default used.
+pub(crate) fn window_ns() -> u64 {
+    static NS: OnceLock<u64> = OnceLock::new();
+    *NS.get_or_init(|| match std::env::var("DMLS_SPIN_US") {
+        Err(_) => DEFAULT_SPIN_US * 1000,
+        Ok(v) => match v.trim().parse::<u64>() {
+            Ok(us) if us <= MAX_SPIN_US => us * 1000,
+            _ => {
+                eprintln!(
+                    "directml_subset: DMLS_SPIN_US={v:?} is not a number of microseconds from 0 \
+                     to {MAX_SPIN_US}; using {DEFAULT_SPIN_US}"
+                );
+                DEFAULT_SPIN_US * 1000
+            }
+        },
+    })
+}
+
+/// Cores this process may run on.
+fn cores() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+/// Nanoseconds since the first call in this process.
+fn now_ns() -> u64 {
+    static START: OnceLock<Instant> = OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_nanos() as u64
+}
+
+thread_local! {
+    /// True on a worker while it is on a team (a worker that finds another team's join
+    /// request while it looks for rayon work leaves that one at once).
+    static ON_TEAM: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The team of one rayon pool.
+pub(crate) struct Team {
+    /// The current job's generation (high bits) and its next unclaimed part (low
+    /// `PART_BITS`). A claim is a compare-and-swap of the whole word, so a thread that read
+    /// an older job's state can never claim a part of a newer one.
+    state: AtomicU64,
+    /// The current job's part count.
+    parts: AtomicUsize,
+    /// The current job: a `*const &Job`, valid while any of its parts is unfinished.
+    job: AtomicPtr<()>,
+    /// Parts of the current job finished.
+    done: AtomicUsize,
+    /// Workers on the team or on their way to it (spawned, not yet left).
+    hot: AtomicUsize,
+    /// A caller holds the team.
+    busy: AtomicBool,
+    /// The pool is gone: workers leave.
+    closed: AtomicBool,
+    /// Until when (in [`now_ns`] nanoseconds) the team is contended.
+    contended_until: AtomicU64,
+    /// The first panic of a part of the current job, for the caller to resume.
+    panic: Mutex<Option<Box<dyn Any + Send>>>,
+    /// The pool's threads.
+    threads: usize,
+}
+
+impl Team {
+    pub fn new(threads: usize) -> Team {
+        Team {
+            state: AtomicU64::new(0),
+            parts: AtomicUsize::new(0),
+            job: AtomicPtr::new(core::ptr::null_mut()),
+            done: AtomicUsize::new(0),
+            hot: AtomicUsize::new(0),
+            busy: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+            contended_until: AtomicU64::new(0),
+            panic: Mutex::new(None),
+            threads,
+        }
+    }
+
+    /// Tells the workers on the team to leave (the pool is being dropped).
+    pub fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+    }
+
+    /// True while the team is contended, or always when its pool has more threads than the
+    /// process has cores.
+    fn contended(&self) -> bool {
+        self.threads > cores() || self.contended_until.load(Ordering::Relaxed) > now_ns()
+    }
+
+    fn mark_contended(&self) {
+        self.contended_until
+            .store(now_ns() + CONTENDED_NS, Ordering::Relaxed);
+    }
+
+    /// Runs `job(i)` once for each `i` in `0..parts` on this thread and on up to `helpers` of
+    /// `pool`'s workers, and returns when every part has finished. A panic of a part is
+    /// resumed here once every part has finished.
+    pub fn run(self: &Arc<Self>, pool: &rayon::ThreadPool, parts: usize, helpers: usize, job: &Job<'_>) {
+        assert!(parts <= MAX_PARTS, "a job of {parts} parts");
+        if parts == 0 {
+            return;
+        }
+        if parts == 1 || helpers == 0 {
+            (0..parts).for_each(job);
+            return;
+        }
+        if self
+            .busy
+            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
+            // Another caller holds the team: rayon runs this job (on workers that wait on
+            // the team too, which look for rayon work while they wait).
+            pool.install(|| (0..parts).into_par_iter().for_each(job));
+            return;
+        }
+        // Releases the team however this function ends.
+        struct Release<'t>(&'t Team);
+        impl Drop for Release<'_> {
+            fn drop(&mut self) {
+                self.0.busy.store(false, Ordering::Release);
+            }
+        }
+        let _release = Release(self);
+
+        let job_ref: &Job<'_> = job;
+        let ptr = (&raw const job_ref).cast_mut().cast::<()>();
+        self.job.store(ptr, Ordering::Relaxed);
+        self.parts.store(parts, Ordering::Relaxed);
+        self.done.store(0, Ordering::Relaxed);
+        let generation = (self.state.load(Ordering::Relaxed) >> PART_BITS) + 1;
+        // Publishes the job: a thread that sees this state sees the job and its part count.
+        self.state
+            .store(generation << PART_BITS, Ordering::Release);
+
+        // Workers to call: as many as the parts can use, less those on the team already.
+        let want = helpers.min(parts - 1).min(self.threads);
+        let hot = self.hot.load(Ordering::Acquire);
+        for _ in hot..want {
+            self.hot.fetch_add(1, Ordering::AcqRel);
+            let team = Arc::clone(self);
+            pool.spawn(move || team.serve());
+        }
+
+        // Claim parts like any worker, then wait for those running elsewhere.
+        while self.claim_and_run() {}
+        let mut waited = Wait::new();
+        while self.done.load(Ordering::Acquire) < parts {
+            waited.pause(self.contended());
+        }
+        // Every part has finished: nothing refers to `job` any more.
+        let panic = self.panic.lock().map(|mut p| p.take()).unwrap_or(None);
+        if let Some(p) = panic {
+            resume_unwind(p);
+        }
+    }
+
+    /// Claims one part of the current job and runs it; false when none was left.
+    fn claim_and_run(&self) -> bool {
+        let mut s = self.state.load(Ordering::Acquire);
+        loop {
+            let part = (s & PART_MASK) as usize;
+            // A part count or job read here may be a newer job's: the claim below then fails,
+            // since the state has changed with it.
+            let parts = self.parts.load(Ordering::Acquire);
+            if part >= parts {
+                return false;
+            }
+            let job = self.job.load(Ordering::Acquire);
+            match self
+                .state
+                .compare_exchange_weak(s, s + 1, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => {
+                    // SAFETY: the claim succeeded, so the state was still this job's with
+                    // `part` unclaimed: the job was published before that state (Release,
+                    // read through the Acquire of the claim), and its caller waits until this
+                    // part is counted done before it returns and its `&Job` goes away.
+                    let job = unsafe { *job.cast_const().cast::<&Job<'_>>() };
+                    if let Err(p) = catch_unwind(AssertUnwindSafe(|| job(part))) {
+                        if let Ok(mut first) = self.panic.lock() {
+                            first.get_or_insert(p);
+                        }
+                    }
+                    self.done.fetch_add(1, Ordering::Release);
+                    return true;
+                }
+                Err(now) => s = now,
+            }
+        }
+    }
+
+    /// A worker on the team: runs parts while there are any, then waits for the next job
+    /// for the hot window (or leaves at once under contention), then returns to rayon.
+    fn serve(&self) {
+        if ON_TEAM.get() {
+            // Found while looking for rayon work on a team already: this thread is on one.
+            self.hot.fetch_sub(1, Ordering::AcqRel);
+            return;
+        }
+        ON_TEAM.set(true);
+        let window = window_ns();
+        let mut idle_since = Instant::now();
+        let mut last = idle_since;
+        let mut looks = 0u32;
+        let mut clocks = 0u32;
+        loop {
+            if self.claim_and_run() {
+                while self.claim_and_run() {}
+                idle_since = Instant::now();
+                last = idle_since;
+                continue;
+            }
+            if self.closed.load(Ordering::Acquire) {
+                break;
+            }
+            for _ in 0..PAUSES {
+                core::hint::spin_loop();
+            }
+            looks += 1;
+            if looks < LOOKS_PER_CLOCK {
+                continue;
+            }
+            looks = 0;
+            let now = Instant::now();
+            if now.duration_since(last).as_nanos() as u64 > DESCHEDULED_NS {
+                // Another thread had this core: leave it to those that work.
+                self.mark_contended();
+                break;
+            }
+            last = now;
+            if now.duration_since(idle_since).as_nanos() as u64 >= window || self.contended() {
+                break;
+            }
+            clocks += 1;
+            if clocks == CLOCKS_PER_RAYON {
+                clocks = 0;
+                // A second caller's job may be waiting in rayon for these workers.
+                if matches!(rayon::yield_now(), Some(rayon::Yield::Executed)) {
+                    idle_since = Instant::now();
+                    last = idle_since;
+                }
+            }
+        }
+        ON_TEAM.set(false);
+        self.hot.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// A caller's wait for the parts still running elsewhere: `pause` at first, then the core is
+/// given up between looks (at once under contention), since a part may be waiting for this
+/// very core.
+struct Wait {
+    looks: u32,
+}
+
+impl Wait {
+    fn new() -> Wait {
+        Wait { looks: 0 }
+    }
+
+    fn pause(&mut self, contended: bool) {
+        self.looks = self.looks.saturating_add(1);
+        if contended || self.looks > 2048 {
+            std::thread::yield_now();
+        } else {
+            for _ in 0..PAUSES {
+                core::hint::spin_loop();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicU32;
+
+    fn pool(threads: usize) -> rayon::ThreadPool {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn every_part_runs_once() {
+        for threads in [2, 3, 8] {
+            let pool = pool(threads);
+            let team = Arc::new(Team::new(threads));
+            for parts in [0, 1, 2, 5, 64, 1000] {
+                for _ in 0..20 {
+                    let runs: Vec<AtomicU32> = (0..parts).map(|_| AtomicU32::new(0)).collect();
+                    team.run(&pool, parts, threads - 1, &|i| {
+                        runs[i].fetch_add(1, Ordering::Relaxed);
+                    });
+                    assert!(
+                        runs.iter().all(|r| r.load(Ordering::Relaxed) == 1),
+                        "{threads} threads, {parts} parts"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn concurrent_callers_share_a_team() {
+        let pool = pool(4);
+        let team = Arc::new(Team::new(4));
+        let total = AtomicU64::new(0);
+        std::thread::scope(|s| {
+            for c in 0..4u64 {
+                let (team, pool, total) = (&team, &pool, &total);
+                s.spawn(move || {
+                    for _ in 0..200 {
+                        let sum = AtomicU64::new(0);
+                        team.run(pool, 37, 3, &|i| {
+                            sum.fetch_add(i as u64 + c, Ordering::Relaxed);
+                        });
+                        assert_eq!(sum.load(Ordering::Relaxed), 666 + 37 * c);
+                        total.fetch_add(1, Ordering::Relaxed);
+                    }
+                });
+            }
+        });
+        assert_eq!(total.load(Ordering::Relaxed), 800);
+    }
+
+    #[test]
+    fn a_panic_reaches_the_caller_after_every_part() {
+        let pool = pool(3);
+        let team = Arc::new(Team::new(3));
+        let runs = AtomicU32::new(0);
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            team.run(&pool, 50, 2, &|i| {
+                runs.fetch_add(1, Ordering::Relaxed);
+                if i == 7 {
+                    panic!("part 7");
+                }
+            })
+        }));
+        assert!(r.is_err());
+        assert_eq!(runs.load(Ordering::Relaxed), 50);
+        // The team is usable again.
+        let sum = AtomicU64::new(0);
+        team.run(&pool, 10, 2, &|i| {
+            sum.fetch_add(i as u64, Ordering::Relaxed);
+        });
+        assert_eq!(sum.load(Ordering::Relaxed), 45);
+    }
+
+    #[test]
+    fn workers_leave_after_the_window() {
+        let pool = pool(3);
+        let team = Arc::new(Team::new(3));
+        team.run(&pool, 8, 2, &|_| {});
+        let t = Instant::now();
+        while team.hot.load(Ordering::Acquire) > 0 {
+            assert!(
+                t.elapsed().as_secs() < 10,
+                "workers still on the team 10 s after the job"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+}
