@@ -124,6 +124,21 @@ impl Device {
         self.inner.threads.count()
     }
 
+    /// Copies `src` into `dst` (zeroes `dst` without `src`) on this device's threads, one part
+    /// per thread, through the same pool and team as the operators' parallel paths: a
+    /// `memcpy` that pays the operators' trips, for the benchmarks. Not part of the supported
+    /// API.
+    #[doc(hidden)]
+    pub fn parallel_copy(&self, dst: &mut [u8], src: Option<&[u8]>) -> Result<()> {
+        let n = src.map_or(dst.len(), |s| s.len().min(dst.len()));
+        let workers = self.inner.threads.workers();
+        let part = n.div_ceil(workers.threads).next_multiple_of(64).max(64);
+        workers.for_each_chunk(&mut dst[..n], part, &|i, d| match src {
+            Some(src) => d.copy_from_slice(&src[i * part..i * part + d.len()]),
+            None => d.fill(0),
+        })
+    }
+
     /// `DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT`: true for the 11 types of 8 to 64 bits.
     pub fn is_data_type_supported(&self, data_type: DML_TENSOR_DATA_TYPE) -> bool {
         DataType::from_raw(data_type).is_some()

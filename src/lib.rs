@@ -124,8 +124,8 @@ pub mod ffi;
 mod level;
 mod op;
 mod pool;
-mod team;
 pub mod reference;
+mod team;
 pub mod tensor;
 pub mod version;
 
@@ -142,6 +142,14 @@ pub use version::{DMLS_VERSION_MAJOR, DMLS_VERSION_MINOR, DMLS_VERSION_PATCH};
 /// a benchmark can alternate the levels in one process: `"portable"`, `"sse2"`, `"avx2"` or
 /// `"avx512"`, lowered to the best level the CPU has. Returns the name of the level set, or
 /// `None` (and changes nothing) for another name. Not part of the supported API.
+/// Makes the kernels take their parallel paths wherever an input is large enough to have one,
+/// from now on in this process, as `DMLS_PARALLEL=always` in the environment does (which the
+/// library reads once): for tests. Not part of the supported API.
+#[doc(hidden)]
+pub fn force_parallel_paths() {
+    op::cost::force_parallel();
+}
+
 #[doc(hidden)]
 pub fn force_simd_level(name: &str) -> Option<&'static str> {
     use op::simd::isa::{Isa, Level};

@@ -163,7 +163,13 @@ impl Team {
     /// Runs `job(i)` once for each `i` in `0..parts` on this thread and on up to `helpers` of
     /// `pool`'s workers, and returns when every part has finished. A panic of a part is
     /// resumed here once every part has finished.
-    pub fn run(self: &Arc<Self>, pool: &rayon::ThreadPool, parts: usize, helpers: usize, job: &Job<'_>) {
+    pub fn run(
+        self: &Arc<Self>,
+        pool: &rayon::ThreadPool,
+        parts: usize,
+        helpers: usize,
+        job: &Job<'_>,
+    ) {
         assert!(parts <= MAX_PARTS, "a job of {parts} parts");
         if parts == 0 {
             return;
@@ -198,8 +204,7 @@ impl Team {
         self.done.store(0, Ordering::Relaxed);
         let generation = (self.state.load(Ordering::Relaxed) >> PART_BITS) + 1;
         // Publishes the job: a thread that sees this state sees the job and its part count.
-        self.state
-            .store(generation << PART_BITS, Ordering::Release);
+        self.state.store(generation << PART_BITS, Ordering::Release);
 
         // Workers to call: as many as the parts can use, less those on the team already.
         let want = helpers.min(parts - 1).min(self.threads);

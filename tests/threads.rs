@@ -1,4 +1,4 @@
-//! Answers independent of threads: the same random cases run on devices with 1, 2, 3 and 16
+//! Answers independent of threads: the same random cases run on devices with 1, 2, 3, 16 and 64
 //! threads and on the process-wide pool, and every output must equal the reference's byte for
 //! byte (count, coordinates, matrices, and every byte the operator must not touch). Most cases
 //! are large enough for the kernels' parallel paths (see tests/cases/mod.rs), so the split of
@@ -29,7 +29,10 @@ fn same_bytes_on_every_thread_count() {
     let cases: usize = common::env_or("DMLS_THREADS_CASES", 24);
     let result = std::panic::catch_unwind(|| {
         let mut rng = SmallRng::seed_from_u64(seed);
-        let devices: Vec<(u32, _)> = [1, 2, 3, 16, 0].iter().map(|&n| (n, device(n))).collect();
+        let devices: Vec<(u32, _)> = [1, 2, 3, 16, 64, 0]
+            .iter()
+            .map(|&n| (n, device(n)))
+            .collect();
         for i in 0..cases {
             // Two large cases (parallel paths) for every small one.
             let case = Case::random(&mut rng, i % 3 != 2);

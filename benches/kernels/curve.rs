@@ -19,10 +19,10 @@ use directml_subset::dml::DML_TENSOR_DATA_TYPE;
 use test_support::{env_or, Buffer, Device};
 
 /// One workload of the curve and its target (time / bound).
-struct Series {
-    name: &'static str,
-    target: f64,
-    kind: fn(sizes: Vec<u32>) -> Kind,
+pub struct Series {
+    pub name: &'static str,
+    pub target: f64,
+    pub kind: fn(sizes: Vec<u32>) -> Kind,
 }
 
 fn nonzero(dt: DML_TENSOR_DATA_TYPE, density: f64, sizes: Vec<u32>) -> Kind {
@@ -35,7 +35,7 @@ fn nonzero(dt: DML_TENSOR_DATA_TYPE, density: f64, sizes: Vec<u32>) -> Kind {
     }
 }
 
-fn series() -> Vec<Series> {
+pub fn series() -> Vec<Series> {
     const FLOAT32: DML_TENSOR_DATA_TYPE = DML_TENSOR_DATA_TYPE::FLOAT32;
     const UINT8: DML_TENSOR_DATA_TYPE = DML_TENSOR_DATA_TYPE::UINT8;
     vec![

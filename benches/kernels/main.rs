@@ -12,7 +12,7 @@
 //! The modules, by job: `workloads` (the table of workloads and targets), `operators` (each
 //! workload's operator and buffers), `measure` (timing against the bound), `report` (the log
 //! lines and the Markdown table), `small` (the small operators' latencies), `curve` (the cost
-//! curve), `types` (the types and layouts table), `isa` (every SIMD level side by side), `bare` (bare AVX-512 loops, a floor for the NonZero walk). The C API wrappers (devices, operators, tensor descs)
+//! curve), `types` (the types and layouts table), `isa` (every SIMD level side by side), `threads` (thread counts and processes sharing the machine), `bare` (bare AVX-512 loops, a floor for the NonZero walk). The C API wrappers (devices, operators, tensor descs)
 //! and the buffers come from the shared test helpers, `test_support` (test-support/).
 
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -28,6 +28,7 @@ mod measure;
 mod operators;
 mod report;
 mod small;
+mod threads;
 mod types;
 mod workloads;
 
@@ -41,6 +42,9 @@ use test_support::{env_or, Buffer, Device};
 use workloads::{workloads, Kind};
 
 fn main() {
+    if threads::child() {
+        return;
+    }
     let filter = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let reps: usize = env_or("DMLS_BENCH_REPS", 15);
     let mut rng = SmallRng::seed_from_u64(42);
@@ -98,6 +102,7 @@ fn main() {
     curve::run(&filter, reps.min(11));
     types::run(&filter, reps.min(11));
     isa::run(&filter);
+    threads::run(&filter);
     #[cfg(target_arch = "x86_64")]
     bare::run(&filter);
     if !rows.is_empty() {

@@ -25,7 +25,7 @@
 //! `DMLS_PARALLEL=always` in the environment takes the parallel path from the floor on, so that
 //! tests reach the parallel paths whatever this machine measures (the test suite sets it).
 
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::pool::Workers;
@@ -265,10 +265,26 @@ fn measured_pays<const I: u64>(
     }
 }
 
-/// True when `DMLS_PARALLEL=always`. Read on every call that has a choice to make (inputs of at
-/// least a floor's size, microseconds of work), so a test can set it at any time.
+/// 0: `DMLS_PARALLEL` not read yet; 1: not forced; 2: forced.
+static FORCED: AtomicU8 = AtomicU8::new(0);
+
+/// True when `DMLS_PARALLEL=always` (read once: reading the environment took about 60 ns, a
+/// twentieth of a 2^14-element execution) or [`force_parallel`] was called.
 fn forced() -> bool {
-    std::env::var_os("DMLS_PARALLEL").is_some_and(|v| v == "always")
+    match FORCED.load(Ordering::Relaxed) {
+        0 => {
+            let on = std::env::var_os("DMLS_PARALLEL").is_some_and(|v| v == "always");
+            FORCED.store(1 + u8::from(on), Ordering::Relaxed);
+            on
+        }
+        f => f == 2,
+    }
+}
+
+/// Takes the parallel paths from their floors on from now, as `DMLS_PARALLEL=always` does
+/// (for tests that set it after the library has read the environment).
+pub(crate) fn force_parallel() {
+    FORCED.store(2, Ordering::Relaxed);
 }
 
 /// The parallel estimate against the serial one.

@@ -11,7 +11,7 @@ use crate::error::{invalid, Result};
 use crate::level;
 use crate::tensor::TensorDesc;
 
-mod cost;
+pub(crate) mod cost;
 pub(crate) mod diagonal;
 mod diagonal_kernel;
 pub(crate) mod kind;

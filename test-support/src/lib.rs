@@ -43,11 +43,12 @@ pub use rust_api::*;
 pub use threads::*;
 
 /// Makes the kernels take their parallel paths wherever an input is large enough to have one
-/// (`DMLS_PARALLEL=always`, read by the library on each such call), instead of where this
-/// machine's measured costs say they pay: the parallel-path tests call it first.
+/// (as `DMLS_PARALLEL=always` does), instead of where this machine's measured costs say they
+/// pay: the parallel-path tests call it first. The variable is set too, for the child
+/// processes a test starts.
 pub fn force_parallel_paths() {
-    // Every test that calls this sets the same value; the library reads it through std::env,
-    // which serialises reads and writes.
+    directml_subset::force_parallel_paths();
+    // Every test that calls this sets the same value; std::env serialises reads and writes.
     std::env::set_var("DMLS_PARALLEL", "always");
 }
 

@@ -209,7 +209,9 @@ fn parallel<U: Word>(
             if let Some(round) = count {
                 let (s, e) = split.range(round, i);
                 let n = if s < e {
-                    with_words(((e - s) as usize).div_ceil(64), |words| src.masks(s, e, words))
+                    with_words(((e - s) as usize).div_ceil(64), |words| {
+                        src.masks(s, e, words)
+                    })
                 } else {
                     0
                 };

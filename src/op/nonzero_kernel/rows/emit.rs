@@ -162,7 +162,10 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Rows<'_, O, N, PA
     ) -> Option<u64> {
         let out = self.out.as_ptr().cast::<u32>();
         let width = self.geo.width as usize;
-        let (start, first_row) = (usize::try_from(start).ok()?, usize::try_from(first_row).ok()?);
+        let (start, first_row) = (
+            usize::try_from(start).ok()?,
+            usize::try_from(first_row).ok()?,
+        );
         // At most a row per element of the part, from its first: rows below `rows`.
         let rows = first_row.checked_add(data.len())?;
         if data.is_empty() {
@@ -179,7 +182,13 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Rows<'_, O, N, PA
                 // (checked), the part's rows from `first_row` are accessed by no other thread
                 // (caller).
                 return unsafe {
-                    compress::one_pass_column(out.add(stride * first_row), stride, data, start, mask)
+                    compress::one_pass_column(
+                        out.add(stride * first_row),
+                        stride,
+                        data,
+                        start,
+                        mask,
+                    )
                 };
             }
         }
@@ -206,7 +215,14 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Rows<'_, O, N, PA
                 // element 2 (rows - 1) + cs, is in the output (checked), and the layout is
                 // proven disjoint.
                 return unsafe {
-                    compress::one_pass_pairs(out.add(2 * first_row), self.cs, data, start, mask, width)
+                    compress::one_pass_pairs(
+                        out.add(2 * first_row),
+                        self.cs,
+                        data,
+                        start,
+                        mask,
+                        width,
+                    )
                 };
             }
         }

@@ -1,0 +1,431 @@
+//! Threads: the curve's five series from 2^12 to 2^26 elements on devices of 1, 2, 4, …
+//! threads up to the cores (and the cores themselves) and on the default device, against two
+//! floors: the best over those thread counts of a `memcpy` of (read + written) / 2 bytes (a
+//! `memset` of the output without input) split over threads started once and kept hot on a
+//! spin barrier, and the same copy through the library's own pool and team
+//! (`Device::parallel_copy`), so that both what the machine can move and what a trip costs are
+//! visible.
+//!
+//! `cargo bench --bench kernels -- threads` prints the table and writes it as CSV to
+//! `target/kernels-threads.csv` (or `$DMLS_THREADS_CSV`); `DMLS_BENCH_REPS` sets the batches
+//! per point (default 5 here), `DMLS_CURVE_MIN_LOG2` / `DMLS_CURVE_MAX_LOG2` the sizes.
+//!
+//! `cargo bench --bench kernels -- oversub` measures processes sharing the machine: NonZero
+//! FLOAT32 at density 0.5 on the default device at 2^20, 2^22 and 2^24 elements, first one
+//! process alone, then `DMLS_BENCH_PROCS` (default 4) at once, each calling for
+//! `DMLS_OVERSUB_SECONDS` (default 2) seconds; it prints the calls per second of each and the
+//! aggregate over the one process's.
+
+use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+
+use crate::curve::{batch, calibrate, fmt_time, median, series};
+use crate::operators::{make_data, prepare, PREFAULT};
+use crate::workloads::{Coords, Kind};
+use directml_subset::dml::DML_TENSOR_DATA_TYPE;
+use test_support::{env_or, Buffer, Device};
+
+/// The thread counts measured: 1, 2, 4, … up to the cores, and the cores.
+fn counts() -> Vec<usize> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut v: Vec<usize> = (0..)
+        .map(|k| 1usize << k)
+        .take_while(|&n| n <= cores)
+        .collect();
+    if *v.last().unwrap() != cores {
+        v.push(cores);
+    }
+    v
+}
+
+/// A job for the hot threads: addresses and lengths as integers.
+#[derive(Default)]
+struct Job {
+    dst: AtomicUsize,
+    src: AtomicUsize,
+    len: AtomicUsize,
+}
+
+/// `n` threads (the caller and `n - 1` others) kept hot on a spin barrier, which copy or fill
+/// a buffer split in `n` parts.
+struct Hot {
+    n: usize,
+    gen: Arc<AtomicU64>,
+    done: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
+    job: Arc<Job>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+/// Copies (or, with `src` 0, zeroes) part `i` of `n` of the job.
+fn do_part(job: &Job, i: usize, n: usize) {
+    let len = job.len.load(Ordering::Relaxed);
+    let part = len.div_ceil(n);
+    let (s, e) = ((i * part).min(len), ((i + 1) * part).min(len));
+    let dst = job.dst.load(Ordering::Relaxed) as *mut u8;
+    let src = job.src.load(Ordering::Relaxed) as *const u8;
+    // SAFETY: the job's buffers are `len` bytes, alive until every part is done (the caller
+    // waits), and part i of them is this thread's alone.
+    unsafe {
+        if src.is_null() {
+            core::ptr::write_bytes(dst.add(s), 0, e - s);
+        } else {
+            core::ptr::copy_nonoverlapping(src.add(s), dst.add(s), e - s);
+        }
+    }
+}
+
+impl Hot {
+    fn new(n: usize) -> Hot {
+        let gen = Arc::new(AtomicU64::new(0));
+        let done = Arc::new(AtomicUsize::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let job = Arc::new(Job::default());
+        let threads = (1..n)
+            .map(|i| {
+                let (gen, done, stop, job) = (gen.clone(), done.clone(), stop.clone(), job.clone());
+                std::thread::spawn(move || {
+                    let mut seen = 0;
+                    loop {
+                        let g = gen.load(Ordering::Acquire);
+                        if g == seen {
+                            if stop.load(Ordering::Relaxed) {
+                                return;
+                            }
+                            core::hint::spin_loop();
+                            continue;
+                        }
+                        seen = g;
+                        do_part(&job, i, n);
+                        done.fetch_add(1, Ordering::Release);
+                    }
+                })
+            })
+            .collect();
+        Hot {
+            n,
+            gen,
+            done,
+            stop,
+            job,
+            threads,
+        }
+    }
+
+    fn run(&self, dst: &mut [u8], src: Option<&[u8]>) {
+        self.job
+            .dst
+            .store(dst.as_mut_ptr() as usize, Ordering::Relaxed);
+        self.job
+            .src
+            .store(src.map_or(0, |s| s.as_ptr() as usize), Ordering::Relaxed);
+        self.job.len.store(dst.len(), Ordering::Relaxed);
+        self.done.store(0, Ordering::Relaxed);
+        self.gen.fetch_add(1, Ordering::Release);
+        do_part(&self.job, 0, self.n);
+        while self.done.load(Ordering::Acquire) < self.n - 1 {
+            core::hint::spin_loop();
+        }
+        black_box(dst.as_ptr());
+    }
+}
+
+impl Drop for Hot {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+/// One point: the operator on each device, the floors.
+struct Point {
+    series: &'static str,
+    elements: u64,
+    bytes: usize,
+    /// Per thread count, then the default device.
+    op: Vec<f64>,
+    /// Per thread count.
+    hot: Vec<f64>,
+    /// Per thread count, through the library's pool.
+    pool: Vec<f64>,
+}
+
+fn min(v: &[f64]) -> f64 {
+    v.iter().copied().fold(f64::INFINITY, f64::min)
+}
+
+pub fn run(filter: &Option<String>) {
+    if filter.as_deref() == Some("oversub") {
+        return oversub();
+    }
+    if filter.as_deref() != Some("threads") {
+        return;
+    }
+    let reps = env_or("DMLS_BENCH_REPS", 5usize);
+    let min_log2: u32 = env_or("DMLS_CURVE_MIN_LOG2", 12);
+    let max_log2: u32 = env_or("DMLS_CURVE_MAX_LOG2", 26);
+    let counts = counts();
+    let mut devs: Vec<Device> = counts
+        .iter()
+        .map(|&n| Device::with_threads(n as u32))
+        .collect();
+    devs.push(Device::with_threads(0));
+    let pools: Vec<directml_subset::Device> = counts
+        .iter()
+        .map(|&n| {
+            directml_subset::Device::new(&directml_subset::DeviceOptions {
+                thread_count: n as u32,
+                ..Default::default()
+            })
+            .expect("a device")
+        })
+        .collect();
+    println!(
+        "\nthreads (C API; time per call, median of {reps} batches; floors: the best over {counts:?} \
+         threads of a hot-thread memcpy of (read + written) / 2, and of the same through the \
+         library's pool; ratios: default over the hot floor and over one thread):"
+    );
+    let mut head = format!("{:<20} {:>6}", "series", "size");
+    for n in &counts {
+        head += &format!(" {:>10}", format!("{n} thr"));
+    }
+    head += &format!(
+        " {:>10} {:>10} {:>10} {:>7} {:>7}",
+        "default", "hot floor", "pool floor", "/floor", "/1 thr"
+    );
+    println!("{head}");
+    let mut rng = SmallRng::seed_from_u64(11);
+    let mut points = vec![];
+    for s in series() {
+        for k in min_log2..=max_log2 {
+            let sizes = vec![1u32 << (k / 2), 1u32 << (k - k / 2)];
+            let kind = (s.kind)(sizes);
+            let memset = matches!(
+                kind,
+                Kind::Diag {
+                    with_input: false,
+                    ..
+                }
+            );
+            let (mut data, _t) = make_data(&kind, &mut rng);
+            let prepared: Vec<_> = devs.iter().map(|d| prepare(d, &kind, &mut data)).collect();
+            let p0 = &prepared[0];
+            p0.run();
+            let written = p0.written_bytes();
+            let total = p0.read + written;
+            let bytes = if memset { written } else { total / 2 };
+            let src = Buffer::filled(bytes.max(1), PREFAULT);
+            let mut dst = Buffer::filled(bytes.max(1), PREFAULT);
+            let src_opt = (!memset).then(|| &src.bytes()[..bytes]);
+            // The hot floors, one thread count at a time (their threads spin while they exist).
+            let hot: Vec<f64> = counts
+                .iter()
+                .map(|&n| {
+                    let h = Hot::new(n);
+                    let mut f = || h.run(&mut dst.bytes_mut()[..bytes], src_opt);
+                    let calls = calibrate(&mut f);
+                    median((0..reps).map(|_| batch(calls, &mut f)).collect()).as_secs_f64()
+                })
+                .collect();
+            // The operator on every device and the pool floors, batches interleaved.
+            let mut op_runs: Vec<Box<dyn FnMut() + '_>> = prepared
+                .iter()
+                .map(|p| Box::new(move || p.run()) as Box<dyn FnMut()>)
+                .collect();
+            let op_calls: Vec<u32> = op_runs.iter_mut().map(|f| calibrate(&mut **f)).collect();
+            let copy = |d: &directml_subset::Device, dst: &mut Buffer| {
+                d.parallel_copy(&mut dst.bytes_mut()[..bytes], src_opt)
+                    .expect("copy")
+            };
+            let pool_calls: Vec<u32> = pools
+                .iter()
+                .map(|d| calibrate(&mut || copy(d, &mut dst)))
+                .collect();
+            let mut op_t: Vec<Vec<Duration>> = vec![vec![]; op_runs.len()];
+            let mut pool_t: Vec<Vec<Duration>> = vec![vec![]; pools.len()];
+            for _ in 0..reps {
+                for (i, f) in op_runs.iter_mut().enumerate() {
+                    op_t[i].push(batch(op_calls[i], &mut **f));
+                }
+                for (i, d) in pools.iter().enumerate() {
+                    pool_t[i].push(batch(pool_calls[i], &mut || copy(d, &mut dst)));
+                }
+            }
+            let p = Point {
+                series: s.name,
+                elements: 1u64 << k,
+                bytes: total,
+                op: op_t.into_iter().map(|v| median(v).as_secs_f64()).collect(),
+                hot,
+                pool: pool_t
+                    .into_iter()
+                    .map(|v| median(v).as_secs_f64())
+                    .collect(),
+            };
+            let mut line = format!("{:<20} {:>6}", p.series, format!("2^{k}"));
+            for t in &p.op {
+                line += &format!(" {:>10}", fmt_time(*t));
+            }
+            let default = *p.op.last().unwrap();
+            line += &format!(
+                " {:>10} {:>10} {:>7.2} {:>7.2}",
+                fmt_time(min(&p.hot)),
+                fmt_time(min(&p.pool)),
+                default / min(&p.hot),
+                default / p.op[0],
+            );
+            println!("{line}");
+            points.push(p);
+        }
+    }
+    write_csv(&counts, &points);
+}
+
+fn write_csv(counts: &[usize], points: &[Point]) {
+    let path =
+        std::env::var("DMLS_THREADS_CSV").unwrap_or_else(|_| "target/kernels-threads.csv".into());
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_default();
+    let mut text = format!(
+        "# {cpu}, {} logical CPUs\nseries,elements,bytes",
+        counts.last().unwrap()
+    );
+    for n in counts {
+        text += &format!(",seconds_{n}thread");
+    }
+    text += ",seconds_default";
+    for n in counts {
+        text += &format!(",hot_memcpy_{n}thread");
+    }
+    for n in counts {
+        text += &format!(",pool_memcpy_{n}thread");
+    }
+    text += "\n";
+    for p in points {
+        text += &format!("{},{},{}", p.series, p.elements, p.bytes);
+        for t in p.op.iter().chain(&p.hot).chain(&p.pool) {
+            text += &format!(",{t:.4e}");
+        }
+        text += "\n";
+    }
+    match std::fs::write(&path, text) {
+        Ok(()) => println!("threads written to {path}"),
+        Err(e) => eprintln!("could not write {path}: {e}"),
+    }
+}
+
+/// The child's side of `oversub`: NonZero FLOAT32 d=0.5 of 2^`DMLS_OVERSUB_LOG2` elements on the
+/// default device, called from the start time (`DMLS_OVERSUB_START`, ms since the epoch) for
+/// `DMLS_OVERSUB_SECONDS`; prints the calls per second.
+fn oversub_child(log2: u32) {
+    let kind = nonzero_f32(log2);
+    let mut rng = SmallRng::seed_from_u64(5);
+    let (mut data, _t) = make_data(&kind, &mut rng);
+    let dev = Device::with_threads(0);
+    let p = prepare(&dev, &kind, &mut data);
+    p.run();
+    let start_ms: u128 = env_or("DMLS_OVERSUB_START", 0u64).into();
+    let seconds: f64 = env_or("DMLS_OVERSUB_SECONDS", 2.0);
+    loop {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis();
+        if now >= start_ms {
+            break;
+        }
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    let t = Instant::now();
+    let mut calls = 0u64;
+    while t.elapsed().as_secs_f64() < seconds {
+        p.run();
+        calls += 1;
+    }
+    println!(
+        "calls_per_second {}",
+        calls as f64 / t.elapsed().as_secs_f64()
+    );
+}
+
+fn nonzero_f32(log2: u32) -> Kind {
+    Kind::NonZero {
+        dt: DML_TENSOR_DATA_TYPE::FLOAT32,
+        sizes: vec![1u32 << (log2 / 2), 1u32 << (log2 - log2 / 2)],
+        strides: None,
+        density: 0.5,
+        coords: Coords::Packed,
+    }
+}
+
+/// Runs `procs` children at once on 2^`log2` elements; returns each one's calls per second.
+fn children(procs: usize, log2: u32) -> Vec<f64> {
+    let exe = std::env::current_exe().expect("the benchmark's path");
+    let start = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis()
+        + 1500;
+    let kids: Vec<_> = (0..procs)
+        .map(|_| {
+            std::process::Command::new(&exe)
+                .arg("oversub-child")
+                .env("DMLS_OVERSUB_LOG2", log2.to_string())
+                .env("DMLS_OVERSUB_START", start.to_string())
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .expect("start a child")
+        })
+        .collect();
+    kids.into_iter()
+        .map(|k| {
+            let out = k.wait_with_output().expect("a child's output");
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .find_map(|l| l.strip_prefix("calls_per_second "))
+                .and_then(|v| v.trim().parse().ok())
+                .expect("a child's calls per second")
+        })
+        .collect()
+}
+
+fn oversub() {
+    let procs: usize = env_or("DMLS_BENCH_PROCS", 4);
+    println!(
+        "\noversubscription: NonZero FLOAT32 d=0.5 on the default device, one process alone, then \
+         {procs} at once ({} logical CPUs); calls per second",
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+    for log2 in [20, 22, 24] {
+        let one = children(1, log2)[0];
+        let many = children(procs, log2);
+        let sum: f64 = many.iter().sum();
+        println!(
+            "2^{log2}: alone {one:.0}/s; {procs} at once {:?} = {sum:.0}/s; aggregate / alone {:.2}",
+            many.iter().map(|c| c.round()).collect::<Vec<_>>(),
+            sum / one
+        );
+    }
+}
+
+/// The entry point of an `oversub` child (`kernels oversub-child`), if this is one.
+pub fn child() -> bool {
+    if std::env::args().nth(1).as_deref() != Some("oversub-child") {
+        return false;
+    }
+    oversub_child(env_or("DMLS_OVERSUB_LOG2", 20));
+    true
+}
