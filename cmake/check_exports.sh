@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The shared library's dynamic symbol table defines exactly the dmls_ functions of the C API
-# (docs: api.md), and the header declares exactly those functions.
+# (the README's API table), and the header declares exactly those functions.
 # Usage: check_exports.sh <libdirectml_subset.so> <directml_subset.h>
 set -euo pipefail
 lib=$1

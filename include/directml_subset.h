@@ -128,6 +128,12 @@ typedef int32_t HRESULT;
 
 // A device: the feature level it emulates and the threads it runs on. Opaque; created by
 // `dmls_device_create`, released by `dmls_device_release`.
+//
+// Thread safety: a device may be used from any number of threads at once, with no lock of the
+// caller's. `dmls_device_create_operator` and `dmls_device_check_feature_support` may run on
+// one device concurrently, and operators of one device may execute concurrently (executions
+// on a device with a pool share its threads). Only `dmls_device_release` must not overlap
+// another call on the same device; operators already created keep working after it.
 typedef struct dmls_device dmls_device;
 
 // A validated, immutable operator. Opaque; created by `dmls_device_create_operator`, released

@@ -16,8 +16,13 @@ docs/*.md. For each Markdown link or image `[text](target)` and each reference d
   each space turned into `-`, and `-1`, `-2`, ... added to repeated anchors. An anchor into
   any other kind of file cannot be checked and fails.
 
-Every broken link is printed as `FILE:LINE: broken link TARGET: why`, and the exit status is 1
-when there is one.
+Every path in inline code outside code blocks (`src/op/plan.rs`, `scripts/check_fuzz.sh . build`:
+each word that starts with one of the source tree's top-level folders) must name a file or
+directory, relative to the top of the source tree or to the page; a word with a `*` must match
+one at least; a word holding a placeholder (`<`, `{`, `$`, `...`) is not checked.
+
+Every broken link or missing path is printed as `FILE:LINE: broken link TARGET: why` or
+`FILE:LINE: no such path PATH`, and the exit status is 1 when there is one.
 """
 
 import glob
@@ -36,7 +41,8 @@ SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def pages(src):
-    top = ["README.md", "CHANGELOG.md", os.path.join("python", "README.md"), os.path.join("benches", "README.md")]
+    top = ["README.md", "CHANGELOG.md", "CONTRIBUTING.md", "SECURITY.md", os.path.join("python", "README.md"),
+           os.path.join("benches", "README.md")]
     found = [os.path.join(src, p) for p in top]
     found += sorted(glob.glob(os.path.join(src, "docs", "*.md")))
     return [p for p in found if os.path.isfile(p)]
@@ -89,6 +95,28 @@ def links(path):
             yield number, m.group(1)
 
 
+TOP_DIRS = ("src", "scripts", "docs", "tests", "benches", "c_tests", "include", "examples", "fuzz", "python",
+            "cmake", "consumer", "test-support", ".ci")
+PLACEHOLDER = re.compile(r"[<{$]|\.\.\.|…")
+
+
+def paths(path):
+    """(line number, word) of every word of inline code that starts with a top-level folder."""
+    for number, line in prose_lines(path):
+        for m in CODE_SPAN.finditer(COMMENT.sub("", line)):
+            for word in m.group(2).split():
+                word = word.rstrip(".,;:)")
+                if word.split("/")[0] in TOP_DIRS and "/" in word and not PLACEHOLDER.search(word):
+                    yield number, word
+
+
+def path_exists(src, page, word):
+    for base in (src, os.path.dirname(page)):
+        if glob.glob(os.path.join(base, word)) if "*" in word else os.path.exists(os.path.join(base, word)):
+            return True
+    return False
+
+
 def check(src, page, target):
     """Why the link is broken, or None."""
     if SCHEME.match(target) or target.startswith("//"):
@@ -109,18 +137,25 @@ def check(src, page, target):
     return None
 
 
+def problems(src, page):
+    """(line number, what is wrong) of every broken link and missing path of the page."""
+    for number, target in links(page):
+        why = check(src, page, target)
+        if why:
+            yield number, f"broken link {target}: {why}"
+    for number, word in paths(page):
+        if not path_exists(src, page, word):
+            yield number, f"no such path {word}"
+
+
 def main():
     src = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
-    checked = broken = 0
-    for page in pages(src):
-        for number, target in links(page):
-            checked += 1
-            why = check(src, page, target)
-            if why:
-                broken += 1
-                print(f"{os.path.relpath(page, src)}:{number}: broken link {target}: {why}")
-    print(f"{checked} links in {len(pages(src))} pages, {broken} broken")
-    return 1 if broken else 0
+    found = [(os.path.relpath(page, src), number, what) for page in pages(src) for number, what in problems(src, page)]
+    for page, number, what in found:
+        print(f"{page}:{number}: {what}")
+    checked = sum(len(list(links(page))) + len(list(paths(page))) for page in pages(src))
+    print(f"{checked} links and paths in {len(pages(src))} pages, {len(found)} broken")
+    return 1 if found else 0
 
 
 if __name__ == "__main__":

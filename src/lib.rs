@@ -108,8 +108,10 @@
 //! # Environment
 //!
 //! `RAYON_NUM_THREADS` sizes the process-wide pool (devices with `thread_count` 0);
-//! `DMLS_SIMD=avx2` (or `sse2`, `portable`) lowers the instruction set the kernels use;
-//! `DMLS_PARALLEL=always` takes the parallel path from its floor on (the tests set it).
+//! `DMLS_SIMD=avx2` (or `sse2`, `portable`, `avx512`; in any case) lowers the instruction set
+//! the kernels use, and another value is reported once on stderr and ignored;
+//! `DMLS_PARALLEL=always` takes the parallel path from its floor on (the tests set it). The
+//! repository's `docs/environment.md` lists every variable.
 #![deny(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -140,7 +142,7 @@ pub use version::{DMLS_VERSION_MAJOR, DMLS_VERSION_MINOR, DMLS_VERSION_PATCH};
 
 /// Sets the SIMD level of this process from now on, as `DMLS_SIMD` does at start-up, so that
 /// a benchmark can alternate the levels in one process: `"portable"`, `"sse2"`, `"avx2"` or
-/// `"avx512"`, lowered to the best level the CPU has. Returns the name of the level set, or
+/// `"avx512"` (in any case), lowered to the best level the CPU has. Returns the name of the level set, or
 /// `None` (and changes nothing) for another name. Not part of the supported API.
 /// Makes the kernels take their parallel paths wherever an input is large enough to have one,
 /// from now on in this process, as `DMLS_PARALLEL=always` in the environment does (which the
@@ -153,17 +155,5 @@ pub fn force_parallel_paths() {
 #[doc(hidden)]
 pub fn force_simd_level(name: &str) -> Option<&'static str> {
     use op::simd::isa::{Isa, Level};
-    let cap = match name {
-        "portable" => Level::Portable,
-        "sse2" => Level::Sse2,
-        "avx2" => Level::Avx2,
-        "avx512" => Level::Avx512,
-        _ => return None,
-    };
-    Some(match Isa::force(cap).level() {
-        Level::Portable => "portable",
-        Level::Sse2 => "sse2",
-        Level::Avx2 => "avx2",
-        Level::Avx512 => "avx512",
-    })
+    Some(Isa::force(Level::parse(name)?).level().name())
 }

@@ -35,9 +35,9 @@ fn wide_outputs_lift_the_element_limit_of_the_coordinates() {
     }
 }
 
-/// api.md, "Extensions": with UINT64 or INT64 counts and coordinates "the input's element
-/// count may exceed 2^32 - 1". Such an input (broadcast, so it takes 1 byte) is refused by a
-/// strict device and, with 32-bit outputs, by an extensions device. With 64-bit outputs its
+/// With UINT64 or INT64 counts and coordinates the input's element count may exceed 2^32 - 1
+/// (docs/feature-levels.md, "Extensions"). Such an input (broadcast, so it takes 1 byte) is
+/// refused by a strict device and, with 32-bit outputs, by an extensions device. With 64-bit outputs its
 /// coordinates' rows spread over the dimensions before N: {65536, 65537, 2}.
 #[test]
 fn wide_outputs_allow_inputs_above_the_element_limit() {

@@ -242,7 +242,7 @@ fn nonzero_validation_messages() {
     // (input, count, coordinates, what the E_INVALIDARG message says)
     #[rustfmt::skip]
     let cases: Vec<(Tensor, Tensor, Tensor, &[&str])> = vec![
-        // The api.md example message.
+        // The example message of the API's specification.
         (t_(F32, &[2, 4]), t_(U32, &[1]), t_(U32, &[1, 1, 6, 2]), &["OutputCoordinatesTensor Sizes[2] (M) is 6, must equal the input's element count 8"]),
         (t_(F32, &[1, 2, 4]), t_(U32, &[1]), t_(U32, &[8, 1]), &["(N) is 1", "effective rank 2"]),
         (t_(F32, &[2, 4]), t_(U32, &[1]), t_(U32, &[8, 3]), &["(N) is 3", "DimensionCount 2"]),

@@ -1,5 +1,6 @@
-//! An independent model of the rules (directml-reference.md and api.md), written from the
-//! documents rather than from the library's code: it predicts whether a call succeeds and, when
+//! An independent model of the rules, written from DirectML's documentation of the three
+//! operators and the contract the header documents, rather than from the library's code (the
+//! project's notes on both are kept outside this repository): it predicts whether a call succeeds and, when
 //! it fails, which codes the documents allow. Where the documents leave the order of checks
 //! open (a NULL pointer and a broken rule in one call), every code that could come first is
 //! allowed.

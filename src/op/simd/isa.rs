@@ -2,8 +2,9 @@
 //!
 //! On x86_64, SSE2 is always there; AVX2 (with BMI1 and POPCNT) and AVX-512 (F, BW, VL and
 //! VBMI2, for its compress instructions) are detected at run time; other targets use portable
-//! code. `DMLS_SIMD=portable|sse2|avx2|avx512` in the environment (read once per process) lowers
-//! the level, so the tests can run every path on one machine.
+//! code. `DMLS_SIMD=portable|sse2|avx2|avx512` in the environment (read once per process, in any
+//! case) lowers the level, so the tests can run every path on one machine. Another value is
+//! reported once on stderr and changes nothing.
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -29,6 +30,32 @@ pub(crate) struct Isa {
     level: Level,
 }
 
+impl Level {
+    /// Every level, lowest first.
+    pub fn every() -> [Level; 4] {
+        [Level::Portable, Level::Sse2, Level::Avx2, Level::Avx512]
+    }
+
+    /// The level's name as `DMLS_SIMD` spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Portable => "portable",
+            Level::Sse2 => "sse2",
+            Level::Avx2 => "avx2",
+            Level::Avx512 => "avx512",
+        }
+    }
+
+    /// The level a name stands for, in any case and without surrounding spaces
+    /// (`"AVX2"`, `" avx512 "`), or `None`.
+    pub fn parse(name: &str) -> Option<Level> {
+        let name = name.trim();
+        Level::every()
+            .into_iter()
+            .find(|level| level.name().eq_ignore_ascii_case(name))
+    }
+}
+
 static ISA: AtomicU8 = AtomicU8::new(0);
 
 impl Isa {
@@ -48,11 +75,16 @@ impl Isa {
 
     #[cold]
     fn detect_first() -> Isa {
-        let cap = match std::env::var("DMLS_SIMD").as_deref() {
-            Ok("portable") => Level::Portable,
-            Ok("sse2") => Level::Sse2,
-            Ok("avx2") => Level::Avx2,
-            _ => Level::Avx512,
+        let value = std::env::var_os("DMLS_SIMD").unwrap_or_default();
+        let value = value.to_string_lossy();
+        let cap = match Level::parse(&value) {
+            Some(level) => level,
+            None => {
+                if !value.trim().is_empty() {
+                    warn_unknown(&value);
+                }
+                Level::Avx512
+            }
         };
         Isa::force(cap)
     }
@@ -76,7 +108,7 @@ impl Isa {
     /// Every level this CPU has, lowest first.
     #[cfg(test)]
     pub fn all() -> Vec<Isa> {
-        [Level::Portable, Level::Sse2, Level::Avx2, Level::Avx512]
+        Level::every()
             .into_iter()
             .map(Isa::at_most)
             .fold(Vec::new(), |mut v, isa| {
@@ -104,6 +136,19 @@ impl Isa {
     pub fn has_avx512(self) -> bool {
         self.level == Level::Avx512
     }
+}
+
+/// Says once per process, on stderr, that `DMLS_SIMD` holds a value that is not a level: a typo
+/// must not pass for a lowered level.
+fn warn_unknown(value: &str) {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        eprintln!(
+            "directml_subset: DMLS_SIMD={value:?} is not portable, sse2, avx2 or avx512 (in any \
+             case); ignored, the kernels use the best level this CPU has ({})",
+            best_level().name()
+        );
+    });
 }
 
 fn best_level() -> Level {
@@ -137,7 +182,7 @@ mod tests {
     #[test]
     fn forced_levels_never_exceed_the_cpu() {
         let best = best_level();
-        for cap in [Level::Portable, Level::Sse2, Level::Avx2, Level::Avx512] {
+        for cap in Level::every() {
             let isa = Isa::at_most(cap);
             assert!(
                 isa.level() <= cap && isa.level() <= best,
@@ -147,5 +192,18 @@ mod tests {
         assert_eq!(Isa::at_most(Level::Avx512).level(), best);
         assert_eq!(Isa::all().last().map(|i| i.level()), Some(best));
         assert!(Isa::detect().level() <= best);
+    }
+
+    #[test]
+    fn names_parse_in_any_case() {
+        for level in Level::every() {
+            assert_eq!(Level::parse(level.name()), Some(level));
+            assert_eq!(Level::parse(&level.name().to_uppercase()), Some(level));
+            assert_eq!(Level::parse(&format!(" {} ", level.name())), Some(level));
+        }
+        assert_eq!(Level::parse("Avx2"), Some(Level::Avx2));
+        for bad in ["", "avx", "avx-512", "avx3", "sse4", "native", "avx2,sse2"] {
+            assert_eq!(Level::parse(bad), None, "{bad:?}");
+        }
     }
 }

@@ -51,42 +51,45 @@ pub unsafe fn u16_avx512(data: &[u16], mask: u16, out: &mut [u64]) -> u64 {
     total
 }
 
-/// # Safety
-/// The CPU has AVX-512 F and POPCNT.
-#[target_feature(enable = "avx512f,popcnt")]
-pub unsafe fn u32_avx512(data: &[u32], mask: u32, out: &mut [u64]) -> u64 {
-    let m = _mm512_set1_epi32(mask as i32);
-    let mut total = 0u64;
-    for (b, o) in blocks!(data, out) {
-        let p = b.as_ptr();
-        let mut bits = 0u64;
-        for k in 0..4 {
-            // SAFETY: `b` holds 64 u32, four 64-byte vectors; k < 4.
-            let v = unsafe { _mm512_loadu_si512(p.add(16 * k).cast()) };
-            bits |= u64::from(_mm512_test_epi32_mask(v, m)) << (16 * k);
+/// The 32- and 64-bit forms: `$lanes` elements a vector, `64 / $lanes` vectors a block.
+macro_rules! wide {
+    ($name:ident, $t:ty, $signed:ty, $set1:ident, $test:ident, $lanes:literal) => {
+        /// # Safety
+        /// The CPU has AVX-512 F and POPCNT.
+        #[target_feature(enable = "avx512f,popcnt")]
+        pub unsafe fn $name(data: &[$t], mask: $t, out: &mut [u64]) -> u64 {
+            let m = $set1(mask as $signed);
+            let mut total = 0u64;
+            for (b, o) in blocks!(data, out) {
+                let p = b.as_ptr();
+                let mut bits = 0u64;
+                for k in 0..64 / $lanes {
+                    // SAFETY: `b` holds 64 elements, 64 / $lanes vectors of $lanes; k is below
+                    // that.
+                    let v = unsafe { _mm512_loadu_si512(p.add($lanes * k).cast()) };
+                    bits |= u64::from($test(v, m)) << ($lanes * k);
+                }
+                *o = bits;
+                total += u64::from(bits.count_ones());
+            }
+            total
         }
-        *o = bits;
-        total += u64::from(bits.count_ones());
-    }
-    total
+    };
 }
 
-/// # Safety
-/// The CPU has AVX-512 F and POPCNT.
-#[target_feature(enable = "avx512f,popcnt")]
-pub unsafe fn u64_avx512(data: &[u64], mask: u64, out: &mut [u64]) -> u64 {
-    let m = _mm512_set1_epi64(mask as i64);
-    let mut total = 0u64;
-    for (b, o) in blocks!(data, out) {
-        let p = b.as_ptr();
-        let mut bits = 0u64;
-        for k in 0..8 {
-            // SAFETY: `b` holds 64 u64, eight 64-byte vectors; k < 8.
-            let v = unsafe { _mm512_loadu_si512(p.add(8 * k).cast()) };
-            bits |= u64::from(_mm512_test_epi64_mask(v, m)) << (8 * k);
-        }
-        *o = bits;
-        total += u64::from(bits.count_ones());
-    }
-    total
-}
+wide!(
+    u32_avx512,
+    u32,
+    i32,
+    _mm512_set1_epi32,
+    _mm512_test_epi32_mask,
+    16
+);
+wide!(
+    u64_avx512,
+    u64,
+    i64,
+    _mm512_set1_epi64,
+    _mm512_test_epi64_mask,
+    8
+);

@@ -10,6 +10,22 @@
 use super::isa::{Isa, Level};
 use super::mask::Word;
 
+/// `$avx2` (an unsafe call of an AVX2 function) where `$isa` allows AVX2, `$sse2` at SSE2 on
+/// x86_64, else `$portable`. The x86 arms are compiled only on x86_64.
+macro_rules! by_level {
+    ($isa:expr, $avx2:expr, $sse2:expr, $portable:expr) => {
+        match $isa.level() {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: only detection makes an `Isa` at Avx2 or above, on a CPU with AVX2 (and
+            // so AVX).
+            Level::Avx2 | Level::Avx512 => unsafe { $avx2 },
+            #[cfg(target_arch = "x86_64")]
+            Level::Sse2 => $sse2,
+            _ => $portable,
+        }
+    };
+}
+
 /// The unit size in bytes for this instruction set.
 #[inline(always)]
 pub fn unit_bytes(isa: Isa) -> usize {
@@ -27,19 +43,14 @@ pub fn fill<U: Word>(dst: &mut [U], v: U, isa: Isa) {
     pattern.fill(v);
     let pattern: &[u8] = bytemuck::cast_slice(&pattern[..]);
     let dst: &mut [u8] = bytemuck::cast_slice_mut(dst);
-    match isa.level() {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: only detection makes an `Isa` at Avx2 or above, on a CPU with AVX2 (and so
-        // AVX).
-        Level::Avx2 | Level::Avx512 => unsafe { x86::fill32(dst, pattern) },
-        #[cfg(target_arch = "x86_64")]
-        Level::Sse2 => x86::fill16(dst, pattern),
-        _ => {
-            for (d, s) in dst.iter_mut().zip(pattern.iter().cycle()) {
-                *d = *s;
-            }
+    by_level!(
+        isa,
+        x86::fill32(dst, pattern),
+        x86::fill16(dst, pattern),
+        for (d, s) in dst.iter_mut().zip(pattern.iter().cycle()) {
+            *d = *s;
         }
-    }
+    )
 }
 
 /// Copies `src` into `dst` (same length), which starts on a unit boundary and holds whole
@@ -48,15 +59,12 @@ pub fn fill<U: Word>(dst: &mut [U], v: U, isa: Isa) {
 pub fn copy<U: Word>(dst: &mut [U], src: &[U], isa: Isa) {
     let src: &[u8] = bytemuck::cast_slice(&src[..dst.len()]);
     let dst: &mut [u8] = bytemuck::cast_slice_mut(dst);
-    match isa.level() {
-        #[cfg(target_arch = "x86_64")]
-        // SAFETY: only detection makes an `Isa` at Avx2 or above, on a CPU with AVX2 (and so
-        // AVX).
-        Level::Avx2 | Level::Avx512 => unsafe { x86::copy32(dst, src) },
-        #[cfg(target_arch = "x86_64")]
-        Level::Sse2 => x86::copy16(dst, src),
-        _ => dst.copy_from_slice(src),
-    }
+    by_level!(
+        isa,
+        x86::copy32(dst, src),
+        x86::copy16(dst, src),
+        dst.copy_from_slice(src)
+    )
 }
 
 /// Orders this thread's streaming stores before its later stores (and so before another
