@@ -41,7 +41,8 @@ echo "== layout"
 cmake "-DPREFIX=$prefix" -DLIBDIR=lib -DINCLUDEDIR=include -DDOCDIR=. "-DVERSION=$version" \
     "-DSOURCE_DIR=$src" -P "$src/cmake/check_install.cmake"
 # Relocatable: the package files find everything from where they are.
-if grep -rn -e "$src" -e "$build" -e "$HOME" "$prefix/lib/cmake" "$prefix/lib/pkgconfig" "$prefix/include"; then
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/directml_subset"
+if grep -rn -e "$src" -e "$build" -e "$cache" "$prefix/lib/cmake" "$prefix/lib/pkgconfig" "$prefix/include"; then
     echo "FAIL: the files above name a path of the machine that built the package"
     exit 1
 fi
