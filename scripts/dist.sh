@@ -76,10 +76,11 @@ fi
 
 # --- the library -----------------------------------------------------------------------------
 # Only the library: no tests, no examples. The docs go to the top of the install tree.
+mkdir -p "$build"
 cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
     -DDMLS_BUILD_EXAMPLES=OFF -DDMLS_CARGO_SUBCOMMAND=zigbuild "-DDMLS_CARGO_TARGET=$target" \
-    "-DDMLS_CARGO_TARGET_DIR=$target_dir" -DCMAKE_INSTALL_DOCDIR=. >"$build.configure.log" ||
-    { cat "$build.configure.log" >&2; exit 1; }
+    "-DDMLS_CARGO_TARGET_DIR=$target_dir" -DCMAKE_INSTALL_DOCDIR=. >"$build/configure.log" ||
+    { cat "$build/configure.log" >&2; exit 1; }
 cmake --build "$build"
 lib="$build/lib/libdirectml_subset.so.$version"
 
