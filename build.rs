@@ -1,9 +1,9 @@
 //! Build script. On ELF platforms, when `DIRECTML_SUBSET_SONAME` is set (the CMake build sets it
-//! to `libdirectml_subset.so.MAJOR`), gives the shared library that SONAME, so that an installed
-//! `libdirectml_subset.so.MAJOR.MINOR.PATCH` is found by programs linked against it through the
-//! `.so.MAJOR` symlink that `cmake --install` makes. A plain `cargo build` sets no SONAME: a
-//! program linked with `-L target/release -ldirectml_subset` then needs `libdirectml_subset.so`,
-//! the file cargo creates.
+//! to `libdirectml_subset.so.0.MINOR` before 1.0, `.so.MAJOR` from 1.0 on), gives the shared
+//! library that SONAME, so that an installed `libdirectml_subset.so.MAJOR.MINOR.PATCH` is found
+//! by programs linked against it through the symlink of that name that `cmake --install` makes.
+//! A plain `cargo build` sets no SONAME: a program linked with `-L target/release
+//! -ldirectml_subset` then needs `libdirectml_subset.so`, the file cargo creates.
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");

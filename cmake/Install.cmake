@@ -1,8 +1,10 @@
 # cmake --install: the shared library with its SONAME symlinks
-# (libdirectml_subset.so -> .so.MAJOR -> .so.MAJOR.MINOR.PATCH), the static library, the
-# headers (directml_subset.h, directml_subset.hpp and its parts in directml_subset/), the CMake
-# package (find_package(directml_subset CONFIG), with a version file) and the pkg-config file
-# lib/pkgconfig/directml_subset.pc.
+# (libdirectml_subset.so -> .so.0.MINOR -> .so.0.MINOR.PATCH before 1.0, .so.MAJOR from 1.0 on),
+# the static library, the headers (directml_subset.h, directml_subset.hpp and its parts in
+# directml_subset/), the CMake package (find_package(directml_subset CONFIG), with a version
+# file), the pkg-config file lib/pkgconfig/directml_subset.pc, and the license files, README and
+# CHANGELOG in CMAKE_INSTALL_DOCDIR (share/doc/directml_subset; the binary package of
+# scripts/dist.sh puts them at its top).
 
 include(CMakePackageConfigHelpers)
 
@@ -31,11 +33,17 @@ configure_package_config_file(
   "${CMAKE_BINARY_DIR}/package/directml_subset-config.cmake"
   INSTALL_DESTINATION "${DMLS_CMAKE_PACKAGE_DIR}"
   PATH_VARS CMAKE_INSTALL_INCLUDEDIR CMAKE_INSTALL_LIBDIR)
-# The SONAME carries only the major version, so any version with the same major is compatible.
+# Compatible versions are those that share the SONAME: the same minor before 1.0, the same
+# major from 1.0 on.
+if(PROJECT_VERSION_MAJOR EQUAL 0)
+  set(_dmls_compatibility SameMinorVersion)
+else()
+  set(_dmls_compatibility SameMajorVersion)
+endif()
 write_basic_package_version_file(
   "${CMAKE_BINARY_DIR}/package/directml_subset-config-version.cmake"
   VERSION "${PROJECT_VERSION}"
-  COMPATIBILITY SameMajorVersion)
+  COMPATIBILITY ${_dmls_compatibility})
 install(FILES "${CMAKE_BINARY_DIR}/package/directml_subset-config.cmake"
               "${CMAKE_BINARY_DIR}/package/directml_subset-config-version.cmake"
         DESTINATION "${DMLS_CMAKE_PACKAGE_DIR}" COMPONENT development)
@@ -59,3 +67,8 @@ configure_file("${CMAKE_SOURCE_DIR}/cmake/directml_subset.pc.in"
                "${CMAKE_BINARY_DIR}/package/directml_subset.pc" @ONLY)
 install(FILES "${CMAKE_BINARY_DIR}/package/directml_subset.pc"
         DESTINATION "${CMAKE_INSTALL_LIBDIR}/pkgconfig" COMPONENT development)
+
+# The license texts (the library is MIT OR Apache-2.0), the README and the changelog.
+install(FILES "${CMAKE_SOURCE_DIR}/LICENSE-MIT" "${CMAKE_SOURCE_DIR}/LICENSE-APACHE"
+              "${CMAKE_SOURCE_DIR}/README.md" "${CMAKE_SOURCE_DIR}/CHANGELOG.md"
+        DESTINATION "${CMAKE_INSTALL_DOCDIR}" COMPONENT runtime)

@@ -1,7 +1,7 @@
 # Tests of the installed library, registered with ctest:
 #   install                  cmake --install into build/install-test, then check the layout
 #                            (SONAME, version symlinks, headers and the parts of
-#                            directml_subset.hpp, package files)
+#                            directml_subset.hpp, package files, license files)
 #   install_exports          the shared library exports exactly the dmls_ functions of the API
 #   install_version          Cargo.toml, the header macros, the CMake package version and the
 #                            pkg-config version agree
@@ -21,8 +21,8 @@ add_test(NAME install
           "-DPREFIX=${DMLS_TEST_PREFIX}"
           "-DLIBDIR=${CMAKE_INSTALL_LIBDIR}"
           "-DINCLUDEDIR=${CMAKE_INSTALL_INCLUDEDIR}"
+          "-DDOCDIR=${CMAKE_INSTALL_DOCDIR}"
           "-DVERSION=${PROJECT_VERSION}"
-          "-DVERSION_MAJOR=${PROJECT_VERSION_MAJOR}"
           -P "${CMAKE_SOURCE_DIR}/cmake/check_install.cmake")
 set_tests_properties(install PROPERTIES FIXTURES_SETUP dmls_installed)
 dmls_tier(check 120 install)

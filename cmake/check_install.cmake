@@ -1,9 +1,20 @@
 # cmake -P: installs the build tree into PREFIX (emptied first) and checks what is there.
-# Arguments: SOURCE_DIR BUILD_DIR PREFIX LIBDIR INCLUDEDIR VERSION VERSION_MAJOR
+# Arguments: SOURCE_DIR BUILD_DIR PREFIX LIBDIR INCLUDEDIR DOCDIR VERSION
+# Without BUILD_DIR it checks PREFIX as it is (an unpacked binary package).
 
-file(REMOVE_RECURSE "${PREFIX}")
-execute_process(COMMAND "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${PREFIX}"
-                COMMAND_ERROR_IS_FATAL ANY)
+if(BUILD_DIR)
+  file(REMOVE_RECURSE "${PREFIX}")
+  execute_process(COMMAND "${CMAKE_COMMAND}" --install "${BUILD_DIR}" --prefix "${PREFIX}"
+                  COMMAND_ERROR_IS_FATAL ANY)
+endif()
+
+# The SONAME's version: 0.MINOR before 1.0, MAJOR from 1.0 on.
+string(REGEX MATCH "^([0-9]+)\\.([0-9]+)" _ "${VERSION}")
+if(CMAKE_MATCH_1 EQUAL 0)
+  set(SONAME_VERSION "0.${CMAKE_MATCH_2}")
+else()
+  set(SONAME_VERSION "${CMAKE_MATCH_1}")
+endif()
 
 set(lib "${PREFIX}/${LIBDIR}")
 set(failures 0)
@@ -26,15 +37,19 @@ foreach(f "${lib}/libdirectml_subset.so.${VERSION}"
           ${hpp_parts}
           "${lib}/cmake/directml_subset/directml_subset-config.cmake"
           "${lib}/cmake/directml_subset/directml_subset-config-version.cmake"
-          "${lib}/pkgconfig/directml_subset.pc")
+          "${lib}/pkgconfig/directml_subset.pc"
+          "${PREFIX}/${DOCDIR}/LICENSE-MIT"
+          "${PREFIX}/${DOCDIR}/LICENSE-APACHE"
+          "${PREFIX}/${DOCDIR}/README.md"
+          "${PREFIX}/${DOCDIR}/CHANGELOG.md")
   if(NOT EXISTS "${f}" OR IS_SYMLINK "${f}")
     fail("missing or not a regular file: ${f}")
   endif()
 endforeach()
 
-# libdirectml_subset.so -> .so.MAJOR -> .so.MAJOR.MINOR.PATCH
-foreach(pair "libdirectml_subset.so=libdirectml_subset.so.${VERSION_MAJOR}"
-             "libdirectml_subset.so.${VERSION_MAJOR}=libdirectml_subset.so.${VERSION}")
+# libdirectml_subset.so -> .so.SONAME_VERSION -> .so.MAJOR.MINOR.PATCH
+foreach(pair "libdirectml_subset.so=libdirectml_subset.so.${SONAME_VERSION}"
+             "libdirectml_subset.so.${SONAME_VERSION}=libdirectml_subset.so.${VERSION}")
   string(REPLACE "=" ";" pair "${pair}")
   list(GET pair 0 link)
   list(GET pair 1 target)
@@ -62,11 +77,11 @@ else()
 endif()
 string(REGEX MATCH "SONAME[^\n]*" soname_line "${dynamic}")
 string(REGEX MATCH "libdirectml_subset[^] \n]*" soname "${soname_line}")
-if(NOT soname STREQUAL "libdirectml_subset.so.${VERSION_MAJOR}")
-  fail("SONAME is '${soname}', expected libdirectml_subset.so.${VERSION_MAJOR} ('${soname_line}')")
+if(NOT soname STREQUAL "libdirectml_subset.so.${SONAME_VERSION}")
+  fail("SONAME is '${soname}', expected libdirectml_subset.so.${SONAME_VERSION} ('${soname_line}')")
 endif()
 
 if(failures GREATER 0)
   message(FATAL_ERROR "${failures} problem(s) with the installed files in ${PREFIX}")
 endif()
-message(STATUS "installed into ${PREFIX}; SONAME ${soname}")
+message(STATUS "checked ${PREFIX}; SONAME ${soname}")

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds consumer/main.c against an installed copy the way a Makefile would, with
-#   cc main.c $(pkg-config --cflags --libs directml_subset)
+#   cc main.c $(pkg-config --cflags --libs directml_subset)   (split by the shell: see below)
 # and runs it (with the installed libdir on LD_LIBRARY_PATH), checking that the program loads
-# the installed libdirectml_subset.so.MAJOR; then links it fully statically, with
+# the installed library through its SONAME; then links it fully statically, with
 #   cc -static main.c $(pkg-config --cflags --libs --static directml_subset)
 # and runs that, checking that it needs no shared library at all.
 # Usage: check_pkg_config.sh <consumer/main.c> <prefix/lib/pkgconfig> <work dir> <version> [cc]
@@ -22,32 +22,39 @@ if [ "$found" != "$version" ]; then
     echo "pkg-config reports version $found, expected $version"
     exit 1
 fi
-libdir=$("$pkg_config" --variable=libdir directml_subset)
+# pkg-config writes a space inside a path as "\ ", for a shell to read: the shell that runs a
+# Makefile's recipe, or eval here (so an installed copy under a path with spaces works too).
+eval "libdir=$("$pkg_config" --variable=libdir directml_subset)"
 echo "pkg-config: directml_subset $found, cflags: $("$pkg_config" --cflags directml_subset)," \
      "libs: $("$pkg_config" --libs directml_subset)"
 
-# shellcheck disable=SC2046 # word splitting of pkg-config's output is intended
+eval "set -- $("$pkg_config" --cflags --libs directml_subset)"
 "$cc" -std=c11 -Wall -Wextra -Wpedantic -Werror "-DDMLS_EXPECTED_VERSION=\"$version\"" \
-    "$source" -o "$work/consumer" $("$pkg_config" --cflags --libs directml_subset)
+    "$source" -o "$work/consumer" "$@"
 
 LD_LIBRARY_PATH="$libdir" "$work/consumer"
 
-# The program must load the installed shared library.
+# The program must load the installed shared library through its SONAME: .so.0.MINOR before
+# 1.0, .so.MAJOR from 1.0 on.
+major=${version%%.*}
+minor=${version#*.}
+minor=${minor%%.*}
+if [ "$major" = 0 ]; then soname=libdirectml_subset.so.0.$minor; else soname=libdirectml_subset.so.$major; fi
 resolved=$(LD_LIBRARY_PATH="$libdir" ldd "$work/consumer" | grep 'libdirectml_subset' || true)
 echo "ldd: $resolved"
 case "$resolved" in
-    *"libdirectml_subset.so.${version%%.*} => $(cd "$libdir" && pwd -P)/"*) ;;
-    *"libdirectml_subset.so.${version%%.*} => $libdir/"*) ;;
+    *"$soname => $(cd "$libdir" && pwd -P)/"*) ;;
+    *"$soname => $libdir/"*) ;;
     *)
-        echo "the program does not load libdirectml_subset.so.${version%%.*} from $libdir"
+        echo "the program does not load $soname from $libdir"
         exit 1
         ;;
 esac
 
 # Fully static: the static library, Libs.private, and glibc's static libraries (libc6-dev).
-# shellcheck disable=SC2046 # word splitting of pkg-config's output is intended
+eval "set -- $("$pkg_config" --cflags --libs --static directml_subset)"
 "$cc" -static -std=c11 -Wall -Wextra -Wpedantic -Werror "-DDMLS_EXPECTED_VERSION=\"$version\"" \
-    "$source" -o "$work/consumer_static" $("$pkg_config" --cflags --libs --static directml_subset)
+    "$source" -o "$work/consumer_static" "$@"
 "$work/consumer_static"
 needed=$(readelf -d "$work/consumer_static" 2>/dev/null | grep -c NEEDED || true)
 if [ "$needed" != 0 ] || readelf -l "$work/consumer_static" | grep -q INTERP; then

@@ -1,9 +1,22 @@
 # cmake -P: one version everywhere. Cargo.toml's [package] version must equal the header's
 # DMLS_VERSION_MAJOR/MINOR/PATCH (in the source tree and as installed), the CMake project
 # version, the installed CMake package version and the installed pkg-config Version.
-# (dmls_version() is checked against the header macros by c_tests/test_version.c and by the
-# consumer programs, which are built against the installed copy.)
-# Arguments: SOURCE_DIR PREFIX LIBDIR INCLUDEDIR PROJECT_VERSION
+# The CMake package must also call compatible exactly the versions that share the SONAME.
+# (scripts/check_version.sh runs it on the build tree and adds dmls_version(), the SONAME and
+# the Python package; the consumer programs check dmls_version() against the installed header,
+# scripts/check_wheel.sh the wheel's metadata.)
+# Arguments: SOURCE_DIR PROJECT_VERSION, and either PREFIX LIBDIR INCLUDEDIR (an installed or
+# unpacked copy) or PACKAGE_DIR (the build tree's package files, before any install).
+
+if(PACKAGE_DIR)
+  set(where "build tree's")
+  set(config_version_file "${PACKAGE_DIR}/directml_subset-config-version.cmake")
+  set(pc_file "${PACKAGE_DIR}/directml_subset.pc")
+else()
+  set(where "installed")
+  set(config_version_file "${PREFIX}/${LIBDIR}/cmake/directml_subset/directml_subset-config-version.cmake")
+  set(pc_file "${PREFIX}/${LIBDIR}/pkgconfig/directml_subset.pc")
+endif()
 
 set(failures 0)
 macro(expect what value)
@@ -38,24 +51,56 @@ endfunction()
 
 header_version("${SOURCE_DIR}/include/directml_subset.h" v)
 expect("include/directml_subset.h DMLS_VERSION_*" "${v}")
-header_version("${PREFIX}/${INCLUDEDIR}/directml_subset.h" v)
-expect("installed directml_subset.h DMLS_VERSION_*" "${v}")
+if(NOT PACKAGE_DIR)
+  header_version("${PREFIX}/${INCLUDEDIR}/directml_subset.h" v)
+  expect("installed directml_subset.h DMLS_VERSION_*" "${v}")
+endif()
 
 expect("CMake project version" "${PROJECT_VERSION}")
 
-# The package version file sets PACKAGE_VERSION (and judges compatibility with a request).
-set(PACKAGE_FIND_VERSION "${cargo_version}")
-string(REGEX REPLACE "\\..*" "" PACKAGE_FIND_VERSION_MAJOR "${cargo_version}")
-include("${PREFIX}/${LIBDIR}/cmake/directml_subset/directml_subset-config-version.cmake")
-expect("installed CMake package version" "${PACKAGE_VERSION}")
-if(NOT PACKAGE_VERSION_COMPATIBLE)
-  message(SEND_ERROR "the CMake package says it is not compatible with its own version")
-  math(EXPR failures "${failures} + 1")
+# The package version file sets PACKAGE_VERSION and judges compatibility with a request: the
+# versions that share the SONAME (the same minor before 1.0, the same major from 1.0 on).
+function(package_accepts request out)
+  string(REPLACE "." ";" parts "${request}")
+  list(GET parts 0 PACKAGE_FIND_VERSION_MAJOR)
+  list(GET parts 1 PACKAGE_FIND_VERSION_MINOR)
+  list(GET parts 2 PACKAGE_FIND_VERSION_PATCH)
+  set(PACKAGE_FIND_VERSION "${request}")
+  set(PACKAGE_FIND_VERSION_COUNT 3)
+  include("${config_version_file}")
+  set(${out} "${PACKAGE_VERSION_COMPATIBLE}" PARENT_SCOPE)
+  set(package_version "${PACKAGE_VERSION}" PARENT_SCOPE)
+endfunction()
+macro(expect_compatible request want)
+  package_accepts("${request}" got)
+  if((got AND NOT ${want}) OR (NOT got AND ${want}))
+    message(SEND_ERROR "the CMake package ${cargo_version} answers compatible=${got} to a request for ${request}")
+    math(EXPR failures "${failures} + 1")
+  endif()
+endmacro()
+package_accepts("${cargo_version}" _)
+expect("${where} CMake package version" "${package_version}")
+string(REPLACE "." ";" _v "${cargo_version}")
+list(GET _v 0 major)
+list(GET _v 1 minor)
+math(EXPR next_major "${major} + 1")
+math(EXPR next_minor "${minor} + 1")
+expect_compatible("${cargo_version}" TRUE)
+expect_compatible("${major}.${minor}.0" TRUE)
+expect_compatible("${next_major}.0.0" FALSE)
+if(major EQUAL 0)
+  expect_compatible("0.${next_minor}.0" FALSE)
+  if(minor GREATER 0)
+    math(EXPR prev_minor "${minor} - 1")
+    expect_compatible("0.${prev_minor}.0" FALSE)
+  endif()
+else()
+  expect_compatible("${major}.0.0" TRUE)
 endif()
 
-file(STRINGS "${PREFIX}/${LIBDIR}/pkgconfig/directml_subset.pc" line REGEX "^Version:")
+file(STRINGS "${pc_file}" line REGEX "^Version:")
 string(REGEX REPLACE "^Version: *" "" pc_version "${line}")
-expect("installed pkg-config Version" "${pc_version}")
+expect("${where} pkg-config Version" "${pc_version}")
 
 if(failures GREATER 0)
   message(FATAL_ERROR "${failures} version(s) disagree with Cargo.toml")

@@ -4,6 +4,10 @@
 `cargo build --release --manifest-path ../Cargo.toml`, finds the cdylib cargo produced (cargo's
 own JSON messages say where, so CARGO_TARGET_DIR is honoured) and copies it next to
 `directml_subset/__init__.py`. Set CARGO to use another cargo binary.
+
+The binary wheel (scripts/dist.sh wheel) bundles a library built beforehand instead: it sets
+DIRECTML_SUBSET_PREBUILT_LIBRARY to that file and DIRECTML_SUBSET_WHEEL_PLATFORM to the
+platform tag the library meets (manylinux_2_17_x86_64).
 """
 
 import atexit
@@ -17,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
 
 try:  # setuptools >= 70.1 ships bdist_wheel itself
@@ -44,6 +48,11 @@ def crate_version():
 
 
 def build_rust_library():
+    prebuilt = os.environ.get("DIRECTML_SUBSET_PREBUILT_LIBRARY")
+    if prebuilt:
+        if not Path(prebuilt).is_file():
+            sys.exit(f"directml_subset: DIRECTML_SUBSET_PREBUILT_LIBRARY={prebuilt} is not a file")
+        return Path(prebuilt)
     if not MANIFEST.exists():
         sys.exit(
             f"directml_subset: {MANIFEST} not found. Build the Python package from a clone of the "
@@ -98,16 +107,20 @@ class BuildPyWithCargo(build_py):
         print(f"directml_subset: bundled {library} as {dest}", flush=True)
 
 
+class BinaryDistribution(Distribution):
+    """The package holds a native library: it installs into platlib (the wheel's root is not
+    purelib), as a package with extension modules does."""
+
+    def has_ext_modules(self):
+        return True
+
+
 class PlatformWheel(bdist_wheel):
     """The wheel holds a native library but no Python extension: any Python 3, this platform."""
 
-    def finalize_options(self):
-        super().finalize_options()
-        self.root_is_pure = False
-
     def get_tag(self):
         _, _, plat = super().get_tag()
-        return "py3", "none", plat
+        return "py3", "none", os.environ.get("DIRECTML_SUBSET_WHEEL_PLATFORM") or plat
 
 
 # Build products and metadata go to a temporary folder, never into the source tree (pip builds
@@ -117,6 +130,7 @@ atexit.register(shutil.rmtree, SCRATCH, True)
 
 setup(
     version=crate_version(),
+    distclass=BinaryDistribution,
     cmdclass={"build_py": BuildPyWithCargo, "bdist_wheel": PlatformWheel},
     options={
         "build": {"build_base": os.path.join(SCRATCH, "build")},

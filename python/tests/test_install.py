@@ -5,8 +5,8 @@ It runs pip and cargo, so the main test run skips it: ctest runs it as the test 
 (with cargo on the library build's target directory), or by hand:
 DIRECTML_SUBSET_TEST_INSTALL=1 python/run_tests.sh <lib> tests/test_install.py
 
-Offline: pip builds with the setuptools of this Python (--no-build-isolation; 70.1 or newer
-has bdist_wheel itself, python/requirements-test.txt asks for it) and looks at no index."""
+Offline: pip builds with the setuptools of this Python (--no-build-isolation; 77 or newer,
+which python/requirements-test.txt asks for) and looks at no index."""
 
 import importlib.util
 import os
@@ -46,8 +46,8 @@ def test_pip_install_bundles_the_library(tmp_path):
     # What setup.py builds wheels with, from this Python: setuptools' own bdist_wheel (70.1+)
     # or the `wheel` package's.
     if not any(has_module(m) for m in ("setuptools.command.bdist_wheel", "wheel.bdist_wheel")):
-        pytest.fail("pip install --no-build-isolation needs setuptools 70.1 or newer (or setuptools "
-                    "and wheel) in this Python: pip install -r python/requirements-test.txt")
+        pytest.fail("pip install --no-build-isolation needs setuptools 77 or newer in this Python: "
+                    "pip install -r python/requirements-test.txt")
     before = source_tree_state()
     target = tmp_path / "site"
     cmd = [sys.executable, "-m", "pip", "install", "--no-deps", "--no-build-isolation", "--no-index",

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The C/C++ binary package as a user gets it:
+#
+#   scripts/check_dist.sh [<source dir> [<build dir>]]
+#
+# 1. Builds it with scripts/dist.sh dist into <build dir>/dist-out/ and checks its SHA-256 file.
+# 2. Unpacks it under a path with a space in it, checks the layout (cmake/check_install.cmake:
+#    the library with its SONAME and links, the static library, the headers, the CMake package,
+#    the pkg-config file, the license files, README and CHANGELOG), that its CMake and
+#    pkg-config files name no path of the machine that built it, that every version agrees with
+#    Cargo.toml (cmake/check_version.cmake) and that the library exports the API's functions.
+# 3. Builds consumer/ against it, unchanged: through find_package with CMAKE_PREFIX_PATH
+#    (cmake/check_consumer.cmake: C shared, static and fully static, C++ shared, each run, and
+#    the shared ones load the unpacked library) and through pkg-config with PKG_CONFIG_PATH
+#    (cmake/check_pkg_config.sh: shared, then fully static, each run).
+#
+# ctest: tier check, timeout 900
+set -euo pipefail
+
+src=$(cd "${1:-.}" && pwd)
+build=$(mkdir -p "${2:-$src/build}" && cd "${2:-$src/build}" && pwd)
+out="$build/dist-out"
+export DMLS_DIST_BUILD_DIR="$build/dist"
+version=$(sed -n 's/^version *= *"\([0-9][0-9.]*\)".*/\1/p' "$src/Cargo.toml" | head -n1)
+name="directml_subset-$version-x86_64-linux-gnu"
+start=$SECONDS
+
+echo "== scripts/dist.sh dist"
+"$src/scripts/dist.sh" dist --out "$out"
+(cd "$out" && sha256sum -c "$name.tar.gz.sha256")
+built=$SECONDS
+
+work="$build/dist test"
+rm -rf "$work"
+mkdir -p "$work"
+tar -xzf "$out/$name.tar.gz" -C "$work"
+prefix="$work/$name"
+echo "== unpacked into $prefix"
+
+echo "== layout"
+cmake "-DPREFIX=$prefix" -DLIBDIR=lib -DINCLUDEDIR=include -DDOCDIR=. "-DVERSION=$version" \
+    "-DSOURCE_DIR=$src" -P "$src/cmake/check_install.cmake"
+# Relocatable: the package files find everything from where they are.
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/directml_subset"
+if grep -rn -e "$src" -e "$build" -e "$cache" "$prefix/lib/cmake" "$prefix/lib/pkgconfig" "$prefix/include"; then
+    echo "FAIL: the files above name a path of the machine that built the package"
+    exit 1
+fi
+cmake "-DSOURCE_DIR=$src" "-DPREFIX=$prefix" -DLIBDIR=lib -DINCLUDEDIR=include \
+    "-DPROJECT_VERSION=$version" -P "$src/cmake/check_version.cmake"
+"$src/cmake/check_exports.sh" "$prefix/lib/libdirectml_subset.so" "$prefix/include/directml_subset.h"
+
+echo "== consumer/ through find_package (CMAKE_PREFIX_PATH)"
+cmake "-DSOURCE_DIR=$src/consumer" "-DBINARY_DIR=$work/consumer-find-package" "-DPREFIX=$prefix" \
+    "-DGENERATOR=Unix Makefiles" -DC_COMPILER=cc -DCXX_COMPILER=c++ \
+    -P "$src/cmake/check_consumer.cmake"
+
+echo "== consumer/main.c through pkg-config (PKG_CONFIG_PATH)"
+"$src/cmake/check_pkg_config.sh" "$src/consumer/main.c" "$prefix/lib/pkgconfig" \
+    "$work/consumer-pkg-config" "$version" cc
+
+rm -rf "$work"
+echo "check_dist: built in $((built - start)) s, checked in $((SECONDS - built)) s"

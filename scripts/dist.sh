@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# Builds the binary packages, which run on any x86_64 Linux with glibc 2.17 or newer:
+#
+#   scripts/dist.sh wheel [--out DIR]   dist/directml_subset-VERSION-py3-none-manylinux_2_17_x86_64.whl
+#   scripts/dist.sh dist  [--out DIR]   dist/directml_subset-VERSION-x86_64-linux-gnu.tar.gz and .sha256
+#   scripts/dist.sh lib                 only the library, in build/dist/lib/
+#
+# (build/dist/ is $DMLS_DIST_BUILD_DIR when that is set: the checks build in their own tree.)
+# (./dev wheel and ./dev dist run the first two.) Both hold one build of the library: cargo
+# zigbuild --target x86_64-unknown-linux-gnu.2.17, which links it with Zig against glibc 2.17's
+# symbol versions, through the project's CMake build configured in build/dist/ (so the SONAME,
+# the install layout, the CMake package and the pkg-config file are the ones `cmake --install`
+# makes). The tarball is that install tree, relocatable, with the license files, README and
+# CHANGELOG at its top; the wheel is the Python package with the library bundled.
+#
+# Tools, installed on the first run: Zig and auditwheel from PyPI into the virtual environment
+# (python/requirements-dist.txt), cargo-zigbuild from crates.io into $DMLS_TOOLS_DIR (default
+# ~/.cache/directml_subset/tools, shared with the fuzzing check). The cargo target directory is
+# cached as $DMLS_ZIGBUILD_TARGET_DIR (default ~/.cache/directml_subset/zigbuild-target), so a
+# fresh clone rebuilds only the crate. Run it through ./dev (or with .venv/bin on PATH).
+set -euo pipefail
+
+zigbuild_version=0.24.1
+target=x86_64-unknown-linux-gnu.2.17
+glibc=2.17
+wheel_platform=manylinux_2_17_x86_64
+tarball_platform=x86_64-linux-gnu
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+usage() {
+    echo "usage: scripts/dist.sh wheel|dist|lib [--out DIR]" >&2
+    exit 2
+}
+[ $# -ge 1 ] || usage
+what=$1
+shift
+out=$src/dist
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --out)
+            [ $# -ge 2 ] || usage
+            out=$2
+            shift 2
+            ;;
+        *) usage ;;
+    esac
+done
+case "$what" in wheel | dist | lib) ;; *) usage ;; esac
+
+cache="${XDG_CACHE_HOME:-$HOME/.cache}/directml_subset"
+tools="${DMLS_TOOLS_DIR:-$cache/tools}"
+target_dir="${DMLS_ZIGBUILD_TARGET_DIR:-$cache/zigbuild-target}"
+venv="${VIRTUAL_ENV:-$src/.venv}"
+python="$venv/bin/python"
+build="${DMLS_DIST_BUILD_DIR:-$src/build/dist}"
+export PATH="$tools/bin:$venv/bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
+version=$(sed -n 's/^version *= *"\([0-9][0-9.]*\)".*/\1/p' "$src/Cargo.toml" | head -n1)
+[ -n "$version" ] || { echo "dist.sh: no version in Cargo.toml" >&2; exit 1; }
+
+# --- tools ---------------------------------------------------------------------------------
+[ -x "$python" ] || { echo "dist.sh: no virtual environment at $venv: run it through ./dev" >&2; exit 1; }
+stamp="$venv/.directml_subset-dist-ready"
+if [ "$(cat "$stamp" 2>/dev/null)" != "$(cat "$src/python/requirements-dist.txt")" ]; then
+    echo "dist.sh: installing Zig, auditwheel and setuptools (python/requirements-dist.txt) into $venv"
+    "$python" -m pip install --quiet --disable-pip-version-check --progress-bar off \
+        -r "$src/python/requirements-dist.txt"
+    cp "$src/python/requirements-dist.txt" "$stamp"
+fi
+if [ "$(cargo-zigbuild --version 2>/dev/null)" != "cargo-zigbuild $zigbuild_version" ]; then
+    echo "dist.sh: installing cargo-zigbuild $zigbuild_version into $tools (first run only, a few minutes)"
+    CARGO_TARGET_DIR="$cache/tools-build" cargo install --quiet --locked --force \
+        --version "$zigbuild_version" --root "$tools" cargo-zigbuild
+    rm -rf "$cache/tools-build"
+fi
+
+# --- the library -----------------------------------------------------------------------------
+# Only the library: no tests, no examples. The docs go to the top of the install tree.
+mkdir -p "$build"
+cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
+    -DDMLS_BUILD_EXAMPLES=OFF -DDMLS_CARGO_SUBCOMMAND=zigbuild "-DDMLS_CARGO_TARGET=$target" \
+    "-DDMLS_CARGO_TARGET_DIR=$target_dir" -DCMAKE_INSTALL_DOCDIR=. >"$build/configure.log" ||
+    { cat "$build/configure.log" >&2; exit 1; }
+cmake --build "$build"
+lib="$build/lib/libdirectml_subset.so.$version"
+
+# The promise the packages' names make: no glibc symbol newer than the baseline.
+newest=$(objdump -T "$lib" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -t. -k1,1n -k2,2n -k3,3n | tail -n1)
+if [ "$(printf '%s\n%s\n' "$newest" "$glibc" | sort -t. -k1,1n -k2,2n -k3,3n | tail -n1)" != "$glibc" ]; then
+    echo "dist.sh: $lib needs GLIBC_$newest, newer than the baseline $glibc" >&2
+    exit 1
+fi
+echo "dist.sh: $lib (newest glibc symbol version: GLIBC_$newest)"
+[ "$what" = lib ] && exit 0
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+# --- the wheel -------------------------------------------------------------------------------
+if [ "$what" = wheel ]; then
+    wheel="$out/directml_subset-$version-py3-none-$wheel_platform.whl"
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+    # setup.py bundles the prebuilt library instead of running cargo, and tags the wheel.
+    DIRECTML_SUBSET_PREBUILT_LIBRARY="$lib" DIRECTML_SUBSET_WHEEL_PLATFORM="$wheel_platform" \
+        "$python" -m pip wheel --quiet --disable-pip-version-check --no-deps --no-build-isolation \
+        --no-index --wheel-dir "$work" "$src/python"
+    [ -f "$work/$(basename "$wheel")" ] || { ls "$work" >&2; echo "dist.sh: pip made no $(basename "$wheel")" >&2; exit 1; }
+    # auditwheel reads the platform the bundled library allows; it must be the one claimed.
+    # (Its report is wrapped at any space: compare it on one line.)
+    "$python" -m auditwheel show "$work/$(basename "$wheel")" >"$work/show.txt"
+    if ! tr -s ' \n' '  ' <"$work/show.txt" |
+        grep -q "consistent with the following platform tag: \"$wheel_platform\""; then
+        cat "$work/show.txt" >&2
+        echo "dist.sh: auditwheel does not confirm $wheel_platform" >&2
+        exit 1
+    fi
+    mv "$work/$(basename "$wheel")" "$wheel"
+    echo "dist.sh: $wheel (auditwheel: $wheel_platform)"
+    exit 0
+fi
+
+# --- the tarball -----------------------------------------------------------------------------
+name="directml_subset-$version-$tarball_platform"
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+cmake --install "$build" --prefix "$stage/$name" >/dev/null
+# Reproducible: sorted names, no owners, every time the last commit's (or SOURCE_DATE_EPOCH).
+epoch=${SOURCE_DATE_EPOCH:-$(git -C "$src" log -1 --format=%ct 2>/dev/null || echo 0)}
+tar --sort=name --owner=0 --group=0 --numeric-owner --mtime="@$epoch" \
+    -C "$stage" -cf - "$name" | gzip -9n >"$out/$name.tar.gz"
+(cd "$out" && sha256sum "$name.tar.gz" >"$name.tar.gz.sha256")
+echo "dist.sh: $out/$name.tar.gz"
+cat "$out/$name.tar.gz.sha256"
