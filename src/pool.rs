@@ -77,7 +77,7 @@ impl Threads {
     }
 }
 
-/// The threads an execution may use. Kernels call [`Workers::run`] only on their parallel path,
+/// The threads an execution may use. Kernels call [`Workers::parts`] only on their parallel path,
 /// so small operators never wake a pool (nor build one).
 #[derive(Clone, Copy)]
 pub(crate) struct Workers<'a> {
@@ -86,7 +86,7 @@ pub(crate) struct Workers<'a> {
 }
 
 impl Workers<'_> {
-    /// `threads` workers without a pool: `run` runs on the caller's thread (for tests of the
+    /// `threads` workers without a pool: `parts` runs on the caller's thread (for tests of the
     /// scheduling decisions).
     #[cfg(test)]
     pub fn without_pool(threads: usize) -> Workers<'static> {
