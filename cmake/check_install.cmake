@@ -9,12 +9,8 @@ if(BUILD_DIR)
 endif()
 
 # The SONAME's version: 0.MINOR before 1.0, MAJOR from 1.0 on.
-string(REGEX MATCH "^([0-9]+)\\.([0-9]+)" _ "${VERSION}")
-if(CMAKE_MATCH_1 EQUAL 0)
-  set(SONAME_VERSION "0.${CMAKE_MATCH_2}")
-else()
-  set(SONAME_VERSION "${CMAKE_MATCH_1}")
-endif()
+include("${CMAKE_CURRENT_LIST_DIR}/soname.cmake")
+dmls_soname_version("${VERSION}" SONAME_VERSION)
 
 set(lib "${PREFIX}/${LIBDIR}")
 set(failures 0)

@@ -15,13 +15,9 @@
 # ctest: tier check, timeout 1200
 set -euo pipefail
 
-src=$(cd "${1:-.}" && pwd)
-build=$(mkdir -p "${2:-$src/build}" && cd "${2:-$src/build}" && pwd)
-out="$build/dist-out"
-export DMLS_DIST_BUILD_DIR="$build/dist"
-version=$(sed -n 's/^version *= *"\([0-9][0-9.]*\)".*/\1/p' "$src/Cargo.toml" | head -n1)
+# shellcheck source=scripts/dist_check_env.sh
+. "$(dirname "$0")/dist_check_env.sh"
 python="${VIRTUAL_ENV:-$src/.venv}/bin/python"
-start=$SECONDS
 
 echo "== scripts/dist.sh wheel"
 "$src/scripts/dist.sh" wheel --out "$out"

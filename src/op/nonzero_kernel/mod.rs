@@ -18,13 +18,16 @@
 //! or the parallel rounds; [`source`] masks the input (packed, strided or tiled);
 //! [`cursor`] tracks the coordinates of the current line; [`rows`] writes the rows through an
 //! [`out_view::OutView`]; [`expand`] is the AVX2 expansion of dense words and [`compress`] the
-//! AVX-512 one (any density above sparse, packed output of any type and column count).
+//! AVX-512 one (any density above sparse, packed output of any type and column count);
+//! [`one_pass`] masks and writes a packed input's rows in one pass with AVX-512.
 
 #[cfg(target_arch = "x86_64")]
 mod compress;
 mod cursor;
 #[cfg(target_arch = "x86_64")]
 mod expand;
+#[cfg(target_arch = "x86_64")]
+mod one_pass;
 mod out_view;
 mod rows;
 mod schedule;

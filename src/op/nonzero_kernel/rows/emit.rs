@@ -5,10 +5,10 @@
 use super::avx2::{walk_avx2, walk_dense};
 use super::{Emit, Rows, Sharing};
 use crate::op::kind::OpKind;
-#[cfg(target_arch = "x86_64")]
-use crate::op::nonzero_kernel::compress;
 use crate::op::nonzero_kernel::cursor::Coord;
 use crate::op::nonzero_kernel::source::Packed;
+#[cfg(target_arch = "x86_64")]
+use crate::op::nonzero_kernel::{compress, one_pass};
 #[cfg(target_arch = "x86_64")]
 use crate::op::simd::dispatch::{compress_min_width, COMPRESS_BITS, COMPRESS_MIN_WIDTH};
 
@@ -153,7 +153,7 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Rows<'_, O, N, PA
     /// As for [`Emit::one_pass`]; the CPU has AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT, and
     /// the coordinates are UINT32.
     #[cfg(target_arch = "x86_64")]
-    unsafe fn one_pass_avx512<U: compress::OnePassWord>(
+    unsafe fn one_pass_avx512<U: one_pass::OnePassWord>(
         &self,
         data: &[U],
         start: u64,
@@ -182,7 +182,7 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Rows<'_, O, N, PA
                 // (checked), the part's rows from `first_row` are accessed by no other thread
                 // (caller).
                 return unsafe {
-                    compress::one_pass_column(
+                    one_pass::one_pass_column(
                         out.add(stride * first_row),
                         stride,
                         data,
@@ -199,7 +199,7 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Rows<'_, O, N, PA
                 // SAFETY: the output is packed with room for the rows below `rows` (checked),
                 // and the part's rows are accessed by no other thread (caller).
                 return unsafe {
-                    compress::one_pass_packed(out.add(2 * first_row), data, start, mask, width)
+                    one_pass::one_pass_packed(out.add(2 * first_row), data, start, mask, width)
                 };
             }
             // The last row's second column.
@@ -215,7 +215,7 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Rows<'_, O, N, PA
                 // element 2 (rows - 1) + cs, is in the output (checked), and the layout is
                 // proven disjoint.
                 return unsafe {
-                    compress::one_pass_pairs(
+                    one_pass::one_pass_pairs(
                         out.add(2 * first_row),
                         self.cs,
                         data,

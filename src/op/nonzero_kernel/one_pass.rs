@@ -1,0 +1,336 @@
+//! The AVX-512 one pass: a packed 8-, 16- or 32-bit input (or a part of one) masked and written
+//! as one or two UINT32 columns, packed or in ONNX Runtime's layout, with masked stores of
+//! exactly its rows and no bitmask kept. Each 64 elements' bit positions are gathered by one
+//! byte compress and widened 16 at a time, as in the walks of `super::compress`.
+
+use core::arch::x86_64::*;
+
+use super::compress::{bit_positions, widen, PREFETCH_ROWS};
+
+/// Input elements [`one_pass`] samples to judge the density: its cost per element is the same
+/// whatever the density, the two-pass walks' falls with it. (A sample of 1024 cost a sparse
+/// input of 2^10 elements 9% of its time.)
+const SAMPLE: usize = 256;
+
+/// The whole of a packed input of 8-, 16- or 32-bit elements (`data`, lines of `width`
+/// elements) into coordinates of UINT32 columns (the line's index, then the position in the
+/// line) in one pass: per 64 elements a compare to a bitmask and [`bit_positions`], then per
+/// 16 rows `rows(line, at, x, n)`, which writes rows `at .. at + n` from the line's index and
+/// the `n` positions in `x` with masked stores of exactly those rows, so nothing is written
+/// past the last row and no bitmask is kept. Returns the row count, or `None` (having written
+/// nothing) when the first [`SAMPLE`] elements have fewer than
+/// [`COMPRESS_BITS`](crate::op::simd::dispatch::COMPRESS_BITS) nonzero per 64, as for the walks.
+///
+/// The two passes of the walks (a bitmask, then the rows from it) took 1.35-1.6x the time of
+/// one pass, measured with bare loops on AMD Zen 5 (`cargo bench --bench kernels -- bare`,
+/// with `vpcompressd`).
+///
+/// `data` is a part of the input: its elements `start ..` of lines of `width` elements, whose
+/// first and last lines may be parts of lines; rows are counted from the part's first.
+///
+/// # Safety
+/// The CPU has AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT; `rows` writes only rows of the
+/// output, at most `data.len()` from the part's first.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
+unsafe fn one_pass<U: OnePassWord>(
+    data: &[U],
+    start: usize,
+    mask: U,
+    width: usize,
+    mut rows: impl FnMut(__m512i, usize, __m512i, u32),
+) -> Option<u64> {
+    let sample = data.len().min(SAMPLE) / 64 * 64;
+    let mut set = 0u64;
+    for v in data[..sample].chunks_exact(64) {
+        // SAFETY: `v` is 64 elements; the CPU has the features.
+        set += u64::from(unsafe { U::mask64(v.as_ptr(), u64::MAX, mask) }.count_ones());
+    }
+    if (set as usize) * 64 < crate::op::simd::dispatch::COMPRESS_BITS * sample {
+        return None;
+    }
+    let mut row = 0usize;
+    // The rows of `$n` lines of `$len` elements of the part from its element `$at`, the first
+    // being line `$r` from position `$c0` (the others from `$r + 1` on, from position 0): per
+    // 64 elements a bitmask, and per 16 of its set bits `rows(line, row, x, count)`. (A macro:
+    // as a function, called for a part's three kinds of lines, it cost 15-20% of the time.)
+    macro_rules! lines {
+        ($at:expr, $n:expr, $len:expr, $r:expr, $c0:expr) => {{
+            let (blocks, tail) = ($len / 64, $len % 64);
+            for (k, line) in data[$at..$at + $n * $len].chunks_exact($len).enumerate() {
+                let t = _mm512_set1_epi32(($r + k) as i32);
+                // The rows of the 64 elements from position `c` of the line: bit i of `bits` set for
+                // each nonzero one; their positions gathered by one byte compress, 16 rows at a time.
+                let mut put = |bits: u64, c: usize| {
+                    let count = bits.count_ones() as usize;
+                    // SAFETY: the CPU has the features.
+                    let pos = unsafe { bit_positions(bits) };
+                    for g in 0..count.div_ceil(16) {
+                        // SAFETY: as above; g < 4.
+                        let x = unsafe { widen(pos, g, c as u32) };
+                        rows(t, row + 16 * g, x, (count - 16 * g).min(16) as u32);
+                    }
+                    row += count;
+                };
+                let p = line.as_ptr();
+                for b in 0..blocks {
+                    // SAFETY: elements 64b .. 64b + 64 of the line are in it.
+                    put(unsafe { U::mask64(p.add(64 * b), u64::MAX, mask) }, $c0 + 64 * b);
+                }
+                if tail > 0 {
+                    let lanes = (1u64 << tail) - 1;
+                    let bits = if $at + k * $len + 64 * blocks + 64 <= data.len() {
+                        // 64 elements from the line's tail are still in the part (in every line but
+                        // the last): read whole, those past the line left out.
+                        // SAFETY: the 64 elements are in the part.
+                        unsafe { U::mask64(p.add(64 * blocks), lanes, mask) }
+                    } else {
+                        // The part's last elements, from a copy: a masked load whose lanes left out
+                        // reach a page the process may not touch (a buffer that ends at a page) took
+                        // about 150 ns on AMD Zen 5, as long as the whole pass on a thousand elements.
+                        let mut last = [U::default(); 64];
+                        last[..tail].copy_from_slice(&line[64 * blocks..]);
+                        // SAFETY: `last` holds 64 elements.
+                        unsafe { U::mask64(last.as_ptr(), lanes, mask) }
+                    };
+                    put(bits, $c0 + 64 * blocks);
+                }
+            }
+        }};
+    }
+    // The part's first line from the position of its first element, if that is not 0; then
+    // whole lines; then the start of its last line.
+    let (mut r, c0) = (start / width, start % width);
+    let mut at = 0;
+    if c0 != 0 {
+        at = (width - c0).min(data.len());
+        lines!(0, 1, at, r, c0);
+        r += 1;
+    }
+    let whole = (data.len() - at) / width;
+    lines!(at, whole, width, r, 0);
+    at += whole * width;
+    if at < data.len() {
+        lines!(at, 1, data.len() - at, r + whole, 0);
+    }
+    Some(row as u64)
+}
+
+/// An input element type the one pass reads, a 64-byte vector (`PER` elements) at a time.
+pub(super) trait OnePassWord: Copy + Default {
+    const PER: usize;
+    /// Bit i set when element i of the `PER` from `p` is one of `lanes` (bit i) and AND `mask`
+    /// is not zero.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F and BW; the `PER` elements from `p` are readable.
+    unsafe fn test(p: *const Self, lanes: u64, mask: Self) -> u64;
+
+    /// [`OnePassWord::test`] of the 64 elements from `p`, `PER` at a time.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F and BW; the 64 elements from `p` are readable.
+    #[inline(always)]
+    unsafe fn mask64(p: *const Self, lanes: u64, mask: Self) -> u64 {
+        let mut bits = 0u64;
+        for v in 0..64 / Self::PER {
+            // SAFETY: elements PER × v .. PER × (v + 1) are among the 64 (caller).
+            bits |= unsafe { Self::test(p.add(Self::PER * v), lanes >> (Self::PER * v), mask) }
+                << (Self::PER * v);
+        }
+        bits
+    }
+}
+
+impl OnePassWord for u32 {
+    const PER: usize = 16;
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn test(p: *const u32, lanes: u64, mask: u32) -> u64 {
+        // SAFETY: the vector's elements are readable (caller).
+        let v = unsafe { _mm512_loadu_si512(p.cast()) };
+        u64::from(_mm512_mask_test_epi32_mask(
+            lanes as u16,
+            v,
+            _mm512_set1_epi32(mask as i32),
+        ))
+    }
+}
+
+impl OnePassWord for u16 {
+    const PER: usize = 32;
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn test(p: *const u16, lanes: u64, mask: u16) -> u64 {
+        // SAFETY: the vector's elements are readable (caller).
+        let v = unsafe { _mm512_loadu_si512(p.cast()) };
+        u64::from(_mm512_mask_test_epi16_mask(
+            lanes as u32,
+            v,
+            _mm512_set1_epi16(mask as i16),
+        ))
+    }
+}
+
+impl OnePassWord for u8 {
+    const PER: usize = 64;
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    unsafe fn test(p: *const u8, lanes: u64, mask: u8) -> u64 {
+        // SAFETY: the vector's elements are readable (caller).
+        let v = unsafe { _mm512_loadu_si512(p.cast()) };
+        _mm512_mask_test_epi8_mask(lanes, v, _mm512_set1_epi8(mask as i8))
+    }
+}
+
+/// The masks of the first `n` of 16 rows of two 32-bit lanes each, as two vectors of eight
+/// rows, with `lanes` of each row's two (0b11 both, 0b01 the first).
+#[inline]
+#[target_feature(enable = "bmi2")]
+fn row_masks(n: u32, lanes: u16) -> (u16, u16) {
+    let each = lanes * 0x5555;
+    let first = |k: u32| _bzhi_u32(0xFFFF, k) as u16;
+    (
+        first(2 * n) & each,
+        first((2 * n).saturating_sub(16)) & each,
+    )
+}
+
+/// [`one_pass`] into packed coordinates: two UINT32 columns, row r at element 2r.
+///
+/// # Safety
+/// The CPU has AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT. `out` is the first element of a
+/// packed coordinates output of two columns with room for `data.len()` rows, accessed by no
+/// other thread; `width` divides `data.len()`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
+pub(super) unsafe fn one_pass_packed<U: OnePassWord>(
+    out: *mut u32,
+    data: &[U],
+    start: usize,
+    mask: U,
+    width: usize,
+) -> Option<u64> {
+    // Lane 2i takes the line's index (lane 0 of the first table), lane 2i + 1 position i
+    // (+ 8 for the second vector) of the compressed ones.
+    let lo = _mm512_set_epi32(23, 0, 22, 0, 21, 0, 20, 0, 19, 0, 18, 0, 17, 0, 16, 0);
+    let hi = _mm512_set_epi32(31, 0, 30, 0, 29, 0, 28, 0, 27, 0, 26, 0, 25, 0, 24, 0);
+    let rows = |t: __m512i, at: usize, x: __m512i, n: u32| {
+        let (m0, m1) = row_masks(n, 0b11);
+        // SAFETY: rows at .. at + n are rows of the output (one per nonzero element so far, at
+        // most `data.len()`), ours; the masks cover only them (a masked store writes no other
+        // byte and does not fault on the others). A prefetch never faults.
+        unsafe {
+            let d = out.add(2 * at);
+            let (v0, v1) = (
+                _mm512_permutex2var_epi32(t, lo, x),
+                _mm512_permutex2var_epi32(t, hi, x),
+            );
+            if n == 16 {
+                // All 16 rows: plain stores, which need no line asked for ahead (masked ones
+                // cost more, and asking ahead for lines the plain stores write anyway cost
+                // 10-30% where the output outgrows the L2: 2^21 and 2^22 elements).
+                _mm512_storeu_si512(d.cast(), v0);
+                _mm512_storeu_si512(d.add(16).cast(), v1);
+            } else {
+                _mm_prefetch::<_MM_HINT_ET0>(d.wrapping_add(PREFETCH_ROWS * 2).cast());
+                _mm512_mask_storeu_epi32(d.cast(), m0, v0);
+                _mm512_mask_storeu_epi32(d.add(16).cast(), m1, v1);
+            }
+        }
+    };
+    // SAFETY: this function has the features; the rows are the output's (caller).
+    unsafe { one_pass(data, start, mask, width, rows) }
+}
+
+/// [`one_pass`] into ONNX Runtime's layout: row r's column c at element `2 r + cs × c` (the low
+/// halves of an int64 `[2, M]` tensor); the odd elements, the high halves, are not touched.
+///
+/// # Safety
+/// As for [`one_pass_packed`], with that layout: every element `2 r + cs × c` of `data.len()`
+/// rows is in the output and accessed by no other thread, and no two of them are one.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
+pub(super) unsafe fn one_pass_pairs<U: OnePassWord>(
+    out: *mut u32,
+    cs: usize,
+    data: &[U],
+    start: usize,
+    mask: U,
+    width: usize,
+) -> Option<u64> {
+    // Lanes 2i and 2i + 1 of vector h take position 8h + i of the compressed ones.
+    let spread = [
+        _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0),
+        _mm512_set_epi32(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8),
+    ];
+    let rows = |t: __m512i, at: usize, x: __m512i, n: u32| {
+        let (m0, m1) = row_masks(n, 0b01);
+        // SAFETY: rows at .. at + n are rows of the output (one per nonzero element so far, at
+        // most `data.len()`), ours; the masks cover only their even elements 2r + cs × c (a
+        // masked store writes no other byte and does not fault on the others). A prefetch
+        // never faults.
+        unsafe {
+            let (c0, c1) = (out.add(2 * at), out.add(2 * at + cs));
+            _mm_prefetch::<_MM_HINT_ET0>(c0.wrapping_add(PREFETCH_ROWS * 2).cast());
+            _mm_prefetch::<_MM_HINT_ET0>(c1.wrapping_add(PREFETCH_ROWS * 2).cast());
+            _mm512_mask_storeu_epi32(c0.cast(), m0, t);
+            _mm512_mask_storeu_epi32(c0.add(16).cast(), m1, t);
+            _mm512_mask_storeu_epi32(c1.cast(), m0, _mm512_permutexvar_epi32(spread[0], x));
+            _mm512_mask_storeu_epi32(
+                c1.add(16).cast(),
+                m1,
+                _mm512_permutexvar_epi32(spread[1], x),
+            );
+        }
+    };
+    // SAFETY: this function has the features; the rows are the output's (caller).
+    unsafe { one_pass(data, start, mask, width, rows) }
+}
+
+/// [`one_pass`] into one UINT32 column (a 1-D input: the position is the coordinate), rows
+/// `stride` elements apart: 1 packed, 2 in ONNX Runtime's layout (whose odd elements, the high
+/// halves of int64 coordinates, are not touched).
+///
+/// # Safety
+/// The CPU has AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT. `out` is the first element of the
+/// coordinates output, whose elements `stride × r` for the first `data.len()` rows r are in it
+/// and accessed by no other thread; `stride` is 1 or 2.
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
+pub(super) unsafe fn one_pass_column<U: OnePassWord>(
+    out: *mut u32,
+    stride: usize,
+    data: &[U],
+    start: usize,
+    mask: U,
+) -> Option<u64> {
+    let spread = [
+        _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0),
+        _mm512_set_epi32(15, 15, 14, 14, 13, 13, 12, 12, 11, 11, 10, 10, 9, 9, 8, 8),
+    ];
+    let rows = |_: __m512i, at: usize, x: __m512i, n: u32| {
+        // SAFETY: rows at .. at + n are rows of the output (one per nonzero element so far, at
+        // most `data.len()`), ours; the masks cover only their elements (a masked store writes
+        // no other byte and does not fault on the others). A prefetch never faults.
+        unsafe {
+            let d = out.add(stride * at);
+            if stride == 1 && n == 16 {
+                // All 16 rows: a plain store (see `one_pass_packed`).
+                _mm512_storeu_si512(d.cast(), x);
+                return;
+            }
+            _mm_prefetch::<_MM_HINT_ET0>(d.wrapping_add(PREFETCH_ROWS * stride).cast());
+            if stride == 1 {
+                _mm512_mask_storeu_epi32(d.cast(), _bzhi_u32(0xFFFF, n) as u16, x);
+            } else {
+                let (m0, m1) = row_masks(n, 0b01);
+                _mm512_mask_storeu_epi32(d.cast(), m0, _mm512_permutexvar_epi32(spread[0], x));
+                _mm512_mask_storeu_epi32(
+                    d.add(16).cast(),
+                    m1,
+                    _mm512_permutexvar_epi32(spread[1], x),
+                );
+            }
+        }
+    };
+    // SAFETY: this function has the features; the rows are the output's (caller); one line.
+    unsafe { one_pass(data, start, mask, usize::MAX, rows) }
+}
