@@ -158,6 +158,8 @@ pub(crate) struct Rates<const INITIAL: u64> {
     retried: AtomicU64,
     /// When the serial path was last retried against the parallel rate, likewise.
     serial_retried: AtomicU64,
+    /// Choices made, for [`Rates::tick`].
+    choices: AtomicU64,
 }
 
 /// The parallel path is retried once per this many nanoseconds when its measured rate says no,
@@ -167,6 +169,8 @@ pub(crate) struct Rates<const INITIAL: u64> {
 /// choice in a fixed count instead cost up to 2× on inputs just above the floor, where one
 /// trip is many executions' worth of work.)
 const RETRY_NS: u64 = 100_000_000;
+/// Choices per look at the clock for the retries.
+const CLOCK_EVERY: u64 = 16;
 
 impl<const INITIAL: u64> Rates<INITIAL> {
     /// Rates not measured yet.
@@ -176,7 +180,17 @@ impl<const INITIAL: u64> Rates<INITIAL> {
             parallel: [const { Rate::parallel() }; OCTAVES],
             retried: AtomicU64::new(0),
             serial_retried: AtomicU64::new(0),
+            choices: AtomicU64::new(0),
         }
+    }
+
+    /// True once per [`CLOCK_EVERY`] choices: the clock that times the retries is read only
+    /// then (a read took about 25 ns, 5% of a 2^14-element execution). A racy count: two
+    /// threads may both see the same tick.
+    fn tick(&self) -> bool {
+        let n = self.choices.load(Ordering::Relaxed);
+        self.choices.store(n.wrapping_add(1), Ordering::Relaxed);
+        n % CLOCK_EVERY == 0
     }
 
     /// The serial rate of the octave of `units` (for [`timed`]).
@@ -240,17 +254,19 @@ pub(crate) fn parallel_pays<const I: u64>(
     if workers.threads < 2 || units < bounds.floor {
         return false;
     }
-    units >= bounds.ceiling || forced() || measured_pays(units, rates, trips, workers, now_ns)
+    units >= bounds.ceiling
+        || forced()
+        || measured_pays(units, rates, trips, workers, || rates.tick().then(now_ns))
 }
 
 /// The measured part of [`parallel_pays`] (no bounds, no `DMLS_PARALLEL`), with the clock
-/// `now` (nanoseconds) that times the retries.
+/// `now` (nanoseconds) that times the retries, `None` when this call does not look at them.
 fn measured_pays<const I: u64>(
     units: u64,
     rates: &Rates<I>,
     trips: u64,
     workers: Workers<'_>,
-    now: impl FnOnce() -> u64,
+    now: impl FnOnce() -> Option<u64>,
 ) -> bool {
     let serial = rates.serial_ns(units);
     let pays = match rates.parallel(units).estimate_ns(units) {
@@ -258,10 +274,10 @@ fn measured_pays<const I: u64>(
         0 => gains(serial, workers.threads as u64, trips, trip_ns(workers)),
         parallel => parallel < serial,
     };
-    if pays {
-        !retry_due(&rates.serial_retried, now())
-    } else {
-        retry_due(&rates.retried, now())
+    match now() {
+        None => pays,
+        Some(now) if pays => !retry_due(&rates.serial_retried, now),
+        Some(now) => retry_due(&rates.retried, now),
     }
 }
 
@@ -375,7 +391,7 @@ mod tests {
         let choices = |from: u64, to: u64, step: u64| {
             (from..to)
                 .step_by(step as usize)
-                .filter(|&t| measured_pays(500, &r, 1, two, || t))
+                .filter(|&t| measured_pays(500, &r, 1, two, || Some(t)))
                 .count()
         };
         assert_eq!(
@@ -390,15 +406,15 @@ mod tests {
             "one per period"
         );
         // A late call retries at once, then waits a whole period again.
-        assert!(measured_pays(500, &r, 1, two, || 100 * RETRY_NS));
-        assert!(!measured_pays(500, &r, 1, two, || 101 * RETRY_NS - 1));
+        assert!(measured_pays(500, &r, 1, two, || Some(100 * RETRY_NS)));
+        assert!(!measured_pays(500, &r, 1, two, || Some(101 * RETRY_NS - 1)));
         // Parallel measured at 0.5 ns: yes, but for one serial retry per RETRY_NS.
         let r = Rates::<1000>::new();
         r.record_parallel(500, Duration::from_nanos(250));
         let choices = |from: u64, to: u64, step: u64| {
             (from..to)
                 .step_by(step as usize)
-                .filter(|&t| !measured_pays(500, &r, 1, two, || t))
+                .filter(|&t| !measured_pays(500, &r, 1, two, || Some(t)))
                 .count()
         };
         assert_eq!(choices(0, RETRY_NS, 1000), 0, "no serial retry at first");
@@ -411,21 +427,34 @@ mod tests {
     }
 
     #[test]
+    fn the_clock_is_read_once_per_clock_every_choices() {
+        let r = Rates::<1000>::new();
+        let ticks = (0..CLOCK_EVERY * 4).filter(|_| r.tick()).count();
+        assert_eq!(ticks, 4);
+        // Parallel measured slower than serial, and a retry long due: without a look at the
+        // clock the measured answer stands; with one, the retry is taken.
+        r.record_parallel(500, Duration::from_nanos(1000));
+        let two = Workers::without_pool(2);
+        assert!(!measured_pays(500, &r, 1, two, || None));
+        assert!(measured_pays(500, &r, 1, two, || Some(10 * RETRY_NS)));
+    }
+
+    #[test]
     fn a_serial_rate_holds_for_its_octave_only() {
         let two = Workers::without_pool(2);
         // Starting at 1 ns per unit, parallel measured at 0.75 ns in two octaves.
         let r = Rates::<1000>::new();
         r.record_parallel(1 << 10, Duration::from_nanos(768));
         r.record_parallel(1 << 20, Duration::from_nanos(786_432));
-        assert!(measured_pays(1 << 10, &r, 1, two, || 1));
-        assert!(measured_pays(1 << 20, &r, 1, two, || 2));
+        assert!(measured_pays(1 << 10, &r, 1, two, || Some(1)));
+        assert!(measured_pays(1 << 20, &r, 1, two, || Some(2)));
         // Serial measured at 0.5 ns from 2^20 on: no there, still yes at 2^10.
         r.serial(1 << 20)
             .record(1 << 20, Duration::from_nanos(1 << 19));
         assert_eq!(r.serial_ns(1 << 20), 1 << 19);
         assert_eq!(r.serial_ns(1 << 10), 1 << 10);
-        assert!(!measured_pays(1 << 20, &r, 1, two, || 3));
-        assert!(measured_pays(1 << 10, &r, 1, two, || 4));
+        assert!(!measured_pays(1 << 20, &r, 1, two, || Some(3)));
+        assert!(measured_pays(1 << 10, &r, 1, two, || Some(4)));
     }
 
     #[test]
@@ -435,12 +464,12 @@ mod tests {
         // Measured slow (2 ns per unit) from 2^10 to 2^11 units: no there (no retry is due
         // in the first RETRY_NS).
         r.record_parallel(1 << 10, Duration::from_nanos(2 << 10));
-        assert!(!measured_pays(1 << 10, &r, 1, two, || 1));
-        assert!(!measured_pays((1 << 11) - 1, &r, 1, two, || 2));
+        assert!(!measured_pays(1 << 10, &r, 1, two, || Some(1)));
+        assert!(!measured_pays((1 << 11) - 1, &r, 1, two, || Some(2)));
         // Fast (0.5 ns) from 2^20 on: yes there, and still no at 2^10.
         r.record_parallel(1 << 20, Duration::from_nanos(1 << 19));
-        assert!(measured_pays(1 << 20, &r, 1, two, || 3));
-        assert!(!measured_pays(1 << 10, &r, 1, two, || 4));
+        assert!(measured_pays(1 << 20, &r, 1, two, || Some(3)));
+        assert!(!measured_pays(1 << 10, &r, 1, two, || Some(4)));
         // An octave with no measurement: estimated (a perfect split plus the trips).
         assert_eq!(r.parallel(1 << 15).estimate_ns(1 << 15), 0);
     }
