@@ -190,7 +190,7 @@ impl<const INITIAL: u64> Rates<INITIAL> {
     fn tick(&self) -> bool {
         let n = self.choices.load(Ordering::Relaxed);
         self.choices.store(n.wrapping_add(1), Ordering::Relaxed);
-        n % CLOCK_EVERY == 0
+        n.is_multiple_of(CLOCK_EVERY)
     }
 
     /// The serial rate of the octave of `units` (for [`timed`]).
