@@ -291,14 +291,19 @@ pub fn run(filter: &Option<String>) {
 fn write_csv(counts: &[usize], points: &[Point]) {
     let path =
         std::env::var("DMLS_THREADS_CSV").unwrap_or_else(|_| "target/kernels-threads.csv".into());
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("model name"))
-                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
-        })
-        .unwrap_or_default();
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |name: &str| {
+        info.lines()
+            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == name))
+            .map_or("", |l| l.split(':').nth(1).unwrap_or("").trim())
+            .to_string()
+    };
+    let cpu = format!(
+        "{} (family {} model {})",
+        field("model name"),
+        field("cpu family"),
+        field("model")
+    );
     let mut text = format!(
         "# {cpu}, {} logical CPUs\nseries,elements,bytes",
         counts.last().unwrap()
