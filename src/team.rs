@@ -20,7 +20,7 @@
 //! The window shrinks under contention, when more threads want to run than there are cores:
 //! a worker that finds it was descheduled while it waited (the clock jumped between two of its
 //! checks), or that runs on a pool with more threads than the process may use cores, leaves at
-//! once and marks the team contended for [`CONTENDED_NS`], during which workers leave as soon
+//! once and marks the team contended for [`CONTENDED_NS`] (5 ms), during which workers leave as soon
 //! as no part is left to claim, and the waits yield the core. A part claimed by a worker that
 //! is then descheduled delays the whole execution, so parts are small (several per worker)
 //! and claimed one at a time: the threads that run take the rest.
@@ -53,10 +53,13 @@ const PART_MASK: u64 = (1 << PART_BITS) - 1;
 const DEFAULT_SPIN_US: u64 = 100;
 /// The longest window `DMLS_SPIN_US` may ask for: one second.
 const MAX_SPIN_US: u64 = 1_000_000;
-/// A wait between two clock reads longer than this means the thread was descheduled.
-const DESCHEDULED_NS: u64 = 50_000;
+/// A wait between two clock reads (a few microseconds apart) longer than this means the thread
+/// was descheduled for another: the scheduler's time slices are a millisecond or more, while
+/// an interrupt, or the host of a virtual machine taking the core back for a moment, costs tens
+/// of microseconds, which should not end the window.
+const DESCHEDULED_NS: u64 = 200_000;
 /// How long a team stays contended after a worker found it was descheduled.
-const CONTENDED_NS: u64 = 10_000_000;
+const CONTENDED_NS: u64 = 5_000_000;
 /// `pause` instructions between two looks at the job state.
 const PAUSES: u32 = 16;
 /// Looks at the job state between two clock reads.
