@@ -41,10 +41,19 @@ use rayon::prelude::*;
 /// A job: the function run once for each part index.
 pub(crate) type Job<'a> = dyn Fn(usize) + Sync + 'a;
 
-/// The most parts of one job (the part index has 24 bits of the job state).
-pub(crate) const MAX_PARTS: usize = 1 << 20;
-const PART_BITS: u32 = 24;
-const PART_MASK: u64 = (1 << PART_BITS) - 1;
+/// The most parts of one job on the team (a job of more runs through rayon).
+pub(crate) const MAX_PARTS: usize = 1 << 16;
+/// The job state's fields: the next unclaimed part (17 bits, up to `MAX_PARTS`), the part count
+/// (17 bits), the generation (30 bits: a claim that read a state 2^30 jobs old could succeed).
+const NEXT_BITS: u32 = 17;
+const COUNT_BITS: u32 = 17;
+const FIELD_MASK: u64 = (1 << NEXT_BITS) - 1;
+const GEN_SHIFT: u32 = NEXT_BITS + COUNT_BITS;
+
+/// The state of a job of generation `generation` with `parts` parts, none claimed.
+fn job_state(generation: u64, parts: usize) -> u64 {
+    (generation << GEN_SHIFT) | ((parts as u64) << NEXT_BITS)
+}
 
 /// The hot window when `DMLS_SPIN_US` is not set, in microseconds. A cold trip (waking the
 /// workers through rayon) cost 25–100 µs on 16 cores of a virtual machine: waiting about as
@@ -107,12 +116,11 @@ thread_local! {
 
 /// The team of one rayon pool.
 pub(crate) struct Team {
-    /// The current job's generation (high bits) and its next unclaimed part (low
-    /// `PART_BITS`). A claim is a compare-and-swap of the whole word, so a thread that read
-    /// an older job's state can never claim a part of a newer one.
+    /// The current job's generation, part count and next unclaimed part, in one word
+    /// ([`job_state`]). A claim is a compare-and-swap of the whole word, so a thread that read
+    /// an older job's state can never claim a part of a newer one, and the part count it checks
+    /// is always that of the state it claims from.
     state: AtomicU64,
-    /// The current job's part count.
-    parts: AtomicUsize,
     /// The current job: a `*const &Job`, valid while any of its parts is unfinished.
     job: AtomicPtr<()>,
     /// Parts of the current job finished.
@@ -135,7 +143,6 @@ impl Team {
     pub fn new(threads: usize) -> Team {
         Team {
             state: AtomicU64::new(0),
-            parts: AtomicUsize::new(0),
             job: AtomicPtr::new(core::ptr::null_mut()),
             done: AtomicUsize::new(0),
             hot: AtomicUsize::new(0),
@@ -173,7 +180,6 @@ impl Team {
         helpers: usize,
         job: &Job<'_>,
     ) {
-        assert!(parts <= MAX_PARTS, "a job of {parts} parts");
         if parts == 0 {
             return;
         }
@@ -181,13 +187,15 @@ impl Team {
             (0..parts).for_each(job);
             return;
         }
-        if self
-            .busy
-            .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
+        if parts > MAX_PARTS
+            || self
+                .busy
+                .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+                .is_err()
         {
-            // Another caller holds the team: rayon runs this job (on workers that wait on
-            // the team too, which look for rayon work while they wait).
+            // Another caller holds the team (or the job has more parts than its state can
+            // count): rayon runs this job (on workers that wait on the team too, which look for
+            // rayon work while they wait).
             pool.install(|| (0..parts).into_par_iter().for_each(job));
             return;
         }
@@ -203,11 +211,11 @@ impl Team {
         let job_ref: &Job<'_> = job;
         let ptr = (&raw const job_ref).cast_mut().cast::<()>();
         self.job.store(ptr, Ordering::Relaxed);
-        self.parts.store(parts, Ordering::Relaxed);
         self.done.store(0, Ordering::Relaxed);
-        let generation = (self.state.load(Ordering::Relaxed) >> PART_BITS) + 1;
-        // Publishes the job: a thread that sees this state sees the job and its part count.
-        self.state.store(generation << PART_BITS, Ordering::Release);
+        let generation = ((self.state.load(Ordering::Relaxed) >> GEN_SHIFT) + 1) & ((1 << 30) - 1);
+        // Publishes the job: a thread that sees this state sees the job.
+        self.state
+            .store(job_state(generation, parts), Ordering::Release);
 
         // Workers to call: as many as the parts can use, less those on the team already.
         let want = helpers.min(parts - 1).min(self.threads);
@@ -235,13 +243,13 @@ impl Team {
     fn claim_and_run(&self) -> bool {
         let mut s = self.state.load(Ordering::Acquire);
         loop {
-            let part = (s & PART_MASK) as usize;
-            // A part count or job read here may be a newer job's: the claim below then fails,
-            // since the state has changed with it.
-            let parts = self.parts.load(Ordering::Acquire);
+            let part = (s & FIELD_MASK) as usize;
+            let parts = ((s >> NEXT_BITS) & FIELD_MASK) as usize;
             if part >= parts {
                 return false;
             }
+            // The job read here may be a newer one's (published after this state's job ended):
+            // the claim below then fails, since the state has changed with it.
             let job = self.job.load(Ordering::Acquire);
             match self
                 .state
@@ -377,6 +385,40 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn back_to_back_jobs_of_other_sizes() {
+        // A worker that read the state of a finished job while the next, larger one was being
+        // published must not claim a part of it under the old state.
+        let pool = pool(4);
+        let team = Arc::new(Team::new(4));
+        for j in 0..5000usize {
+            let parts = [2, 64, 3, 17][j % 4];
+            let runs: Vec<AtomicU32> = (0..parts).map(|_| AtomicU32::new(0)).collect();
+            team.run(&pool, parts, 3, &|i| {
+                runs[i].fetch_add(1, Ordering::Relaxed);
+            });
+            assert!(
+                runs.iter().all(|r| r.load(Ordering::Relaxed) == 1),
+                "job {j}: {:?}",
+                runs.iter()
+                    .map(|r| r.load(Ordering::Relaxed))
+                    .collect::<Vec<_>>()
+            );
+        }
+    }
+
+    #[test]
+    fn more_parts_than_a_state_counts() {
+        let pool = pool(2);
+        let team = Arc::new(Team::new(2));
+        let sum = AtomicU64::new(0);
+        team.run(&pool, MAX_PARTS + 5, 1, &|i| {
+            sum.fetch_add(i as u64, Ordering::Relaxed);
+        });
+        let n = (MAX_PARTS + 5) as u64;
+        assert_eq!(sum.load(Ordering::Relaxed), n * (n - 1) / 2);
     }
 
     #[test]
