@@ -112,26 +112,29 @@ pub(super) unsafe fn rows_avx2<U: Word>(chunk: &mut [U], first_row: usize, band:
         // (bounds-checked by the slice above) and never overlaps the output (in place is
         // `Keep`, which reads nothing).
         unsafe {
-            // What lies outside `lo .. hi` and what inside: Value and the other source.
-            let (outer, inner) = if seg.value_outside {
-                ((pattern, None), (zero, src))
-            } else {
-                ((zero, src), (pattern, None))
-            };
             match (seg.value_outside, other) {
                 (false, Other::Keep) => put(dst, n, lo, hi, pattern, None),
+                (false, Other::Zero) => {
+                    fill_run(dst, 0, n, zero);
+                    put(dst, n, lo, hi, pattern, None);
+                }
+                (false, Other::From(_)) => {
+                    put(dst, n, 0, lo, zero, src);
+                    put(dst, n, lo, hi, pattern, None);
+                    put(dst, n, hi, n, zero, src);
+                }
                 (true, Other::Keep) => {
                     put(dst, n, 0, lo, pattern, None);
                     put(dst, n, hi, n, pattern, None);
                 }
-                (_, Other::Zero) => {
-                    fill_run(dst, 0, n, outer.0);
-                    put(dst, n, lo, hi, inner.0, None);
+                (true, Other::Zero) => {
+                    fill_run(dst, 0, n, pattern);
+                    put(dst, n, lo, hi, zero, None);
                 }
-                (_, Other::From(_)) => {
-                    put(dst, n, 0, lo, outer.0, outer.1);
-                    put(dst, n, lo, hi, inner.0, inner.1);
-                    put(dst, n, hi, n, outer.0, outer.1);
+                (true, Other::From(_)) => {
+                    put(dst, n, 0, lo, pattern, None);
+                    put(dst, n, lo, hi, zero, src);
+                    put(dst, n, hi, n, pattern, None);
                 }
             }
         }

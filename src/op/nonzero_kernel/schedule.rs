@@ -66,19 +66,18 @@ pub(super) fn drive<U: Word>(
     workers: Workers<'_>,
 ) -> Result<u64> {
     let m = plan.input.elements;
-    let split = Split::new(m, workers.threads.min(MAX_THREADS), src.min_chunk());
     let rates = rates(src, plan);
-    // A single part has nothing to split: the parallel path would only add its trips.
+    // A single part has nothing to split: the parallel path would only add its trips. (The
+    // split is worked out only where there is a choice: its divisions cost a small input 2-3%.)
     let shared = match rows {
-        Writer::Parallel(rows)
-            if split.parts > 1
-                && cost::parallel_pays(m, &PARALLEL, rates, split.trips(), workers) =>
-        {
-            Some(rows)
+        Writer::Parallel(rows) if workers.threads > 1 && m >= PARALLEL.floor => {
+            let split = Split::new(m, workers.threads.min(MAX_THREADS), src.min_chunk());
+            (split.parts > 1 && cost::parallel_pays(m, &PARALLEL, rates, split.trips(), workers))
+                .then_some((rows, split))
         }
         _ => None,
     };
-    let Some(rows) = shared else {
+    let Some((rows, split)) = shared else {
         let rows = rows.on_this_thread();
         if let Some(input) = src.packed() {
             // (A clock read costs about a fifth of a small execution: only timed sizes read it.)
