@@ -91,21 +91,19 @@ pub(super) trait Sharing: Sized {
     ) -> Writer<'r>;
 }
 
-impl Sharing for Exclusive {
-    const DISJOINT: bool = false;
-    fn writer<'r, O: Coord, const N: usize, const P: bool>(
-        rows: &'r Rows<'_, O, N, P, Self>,
-    ) -> Writer<'r> {
-        Writer::Serial(rows)
-    }
+/// `Sharing` for a kind of view and the writer its rows get.
+macro_rules! sharing {
+    ($view:ty, $disjoint:expr, $writer:ident) => {
+        impl Sharing for $view {
+            const DISJOINT: bool = $disjoint;
+            fn writer<'r, O: Coord, const N: usize, const P: bool>(
+                rows: &'r Rows<'_, O, N, P, Self>,
+            ) -> Writer<'r> {
+                Writer::$writer(rows)
+            }
+        }
+    };
 }
-
-impl Sharing for Shared {
-    const DISJOINT: bool = true;
-    fn writer<'r, O: Coord, const N: usize, const P: bool>(
-        rows: &'r Rows<'_, O, N, P, Self>,
-    ) -> Writer<'r> {
-        // A shared view is Sync, and so are these rows.
-        Writer::Parallel(rows)
-    }
-}
+// Rows over an exclusive view are this thread's; a shared view is Sync, and so are its rows.
+sharing!(Exclusive, false, Serial);
+sharing!(Shared, true, Parallel);
