@@ -102,8 +102,8 @@ fn cores() -> usize {
     *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
-/// Nanoseconds since the first call in this process.
-fn now_ns() -> u64 {
+/// Nanoseconds since the first call in this process (a monotonic clock).
+pub(crate) fn now_ns() -> u64 {
     static START: OnceLock<Instant> = OnceLock::new();
     START.get_or_init(Instant::now).elapsed().as_nanos() as u64
 }

@@ -29,6 +29,7 @@ use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::pool::Workers;
+use crate::team::now_ns;
 
 /// A kernel's cost per unit of work, in picoseconds, as a moving average.
 ///
@@ -225,12 +226,6 @@ fn retry_due(retried: &AtomicU64, now: u64) -> bool {
         && retried
             .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
             .is_ok()
-}
-
-/// Nanoseconds since the first call in this process (a monotonic clock).
-fn now_ns() -> u64 {
-    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-    START.get_or_init(Instant::now).elapsed().as_nanos() as u64
 }
 
 /// Bounds of the measured choice, in the kernel's units.

@@ -56,6 +56,9 @@ const SERIAL_CHUNK: u64 = 1 << 17;
 /// setup and writes its last rows one at a time (the rows past its own are not its to write
 /// ahead), so chunks much shorter than this cost more per element.
 const SERIAL_WORDS: usize = 256;
+/// Bitmask words a parallel part counts at a time (on the stack; the words are thrown away, so
+/// a short step costs only its zeroing).
+const COUNT_WORDS: usize = 64;
 
 /// Masks and writes every element, serially or in parallel rounds (only with a writer the
 /// workers may share); returns the row count.
@@ -198,7 +201,7 @@ fn parallel<U: Word>(
                     });
                     match done {
                         Some(written) => debug_assert_eq!(written, n),
-                        None => with_words(((e - s) as usize).div_ceil(64), |words| {
+                        None => with_words::<_, SERIAL_WORDS, _>(src, s, e, |words| {
                             // SAFETY: as above.
                             unsafe { serial_range(src, rows, s, e, first, words) };
                         }),
@@ -208,8 +211,8 @@ fn parallel<U: Word>(
             if let Some(round) = count {
                 let (s, e) = split.range(round, i);
                 let n = if s < e {
-                    with_words(((e - s) as usize).div_ceil(64), |words| {
-                        src.masks(s, e, words)
+                    with_words::<_, COUNT_WORDS, _>(src, s, e, |words| {
+                        masked_steps(src, s, e, words, |_, _, _| {})
                     })
                 } else {
                     0
@@ -227,15 +230,48 @@ fn parallel<U: Word>(
     Ok(row)
 }
 
-/// Runs `f` with `n` zeroed words of scratch: on the stack up to a part's bitmask
-/// (PART_MAX elements), else on the heap (a tiled input's larger parts).
-fn with_words<R>(n: usize, f: impl FnOnce(&mut [u64]) -> R) -> R {
-    const STACK: usize = (PART_MAX / 64) as usize;
-    if n <= STACK {
-        f(&mut [0u64; STACK][..n])
+/// Words of scratch for masking a part's elements `start .. end` a step at a time: `W` words
+/// on the stack (the steps then cover `64 × W` elements each), or, for a tiled input, the
+/// whole part's bitmask on the heap (its steps should be its pages of lines).
+fn with_words<U: Word, const W: usize, R>(
+    src: &Source<'_, U>,
+    start: u64,
+    end: u64,
+    f: impl FnOnce(&mut [u64]) -> R,
+) -> R {
+    let n = ((end - start) as usize).div_ceil(64);
+    if src.min_chunk() == 0 || n <= W {
+        f(&mut [0u64; W][..n.min(W)])
     } else {
         f(&mut vec![0u64; n])
     }
+}
+
+/// Masks elements `start .. end` on this thread, `words.len()` words at a time, and calls
+/// `f(at, words, count)` for each step that has set bits (its first element, its words, their
+/// set bits); returns the set bits in all.
+#[inline(always)]
+fn masked_steps<U: Word>(
+    src: &Source<'_, U>,
+    start: u64,
+    end: u64,
+    words: &mut [u64],
+    mut f: impl FnMut(u64, &[u64], u64),
+) -> u64 {
+    let step = 64 * words.len() as u64;
+    let mut total = 0;
+    let mut at = start;
+    while at < end {
+        let stop = (at + step).min(end);
+        let words = &mut words[..((stop - at) as usize).div_ceil(64)];
+        let count = src.masks(at, stop, words);
+        if count > 0 {
+            f(at, words, count);
+            total += count;
+        }
+        at = stop;
+    }
+    total
 }
 
 /// Masks and writes elements `start .. end` on this thread, `words.len()` words at a time, from
@@ -253,22 +289,13 @@ unsafe fn serial_range<U: Word>(
     first_row: u64,
     words: &mut [u64],
 ) -> u64 {
-    let step = 64 * words.len() as u64;
     let mut row = first_row;
-    let mut at = start;
-    while at < end {
-        let stop = (at + step).min(end);
-        let words = &mut words[..((stop - at) as usize).div_ceil(64)];
-        let count = src.masks(at, stop, words);
-        if count > 0 {
-            // SAFETY: `count` is the words' set bits (masking them returned it); these rows
-            // are the caller's to write.
-            unsafe { rows.emit(words, at, row, count) };
-            row += count;
-        }
-        at = stop;
-    }
-    row - first_row
+    masked_steps(src, start, end, words, |at, words, count| {
+        // SAFETY: `count` is the words' set bits (masking them returned it); these rows are
+        // the caller's to write.
+        unsafe { rows.emit(words, at, row, count) };
+        row += count;
+    })
 }
 
 /// Masks and writes every element on this thread, `words.len()` words at a time; returns the
