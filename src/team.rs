@@ -114,17 +114,31 @@ thread_local! {
     static ON_TEAM: Cell<bool> = const { Cell::new(false) };
 }
 
+/// A value alone on its cache lines (two: some CPUs fetch lines in pairs). The job state,
+/// which every waiting worker reads and every claim writes, and the count of parts done, which
+/// every part writes and the caller reads, would otherwise move between the cores' caches
+/// together, each write costing every reader of the other a miss.
+#[repr(align(128))]
+struct Line<T>(T);
+
+impl<T> core::ops::Deref for Line<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
 /// The team of one rayon pool.
 pub(crate) struct Team {
     /// The current job's generation, part count and next unclaimed part, in one word
     /// ([`job_state`]). A claim is a compare-and-swap of the whole word, so a thread that read
     /// an older job's state can never claim a part of a newer one, and the part count it checks
     /// is always that of the state it claims from.
-    state: AtomicU64,
+    state: Line<AtomicU64>,
     /// The current job: a `*const &Job`, valid while any of its parts is unfinished.
     job: AtomicPtr<()>,
     /// Parts of the current job finished.
-    done: AtomicUsize,
+    done: Line<AtomicUsize>,
     /// Workers on the team or on their way to it (spawned, not yet left).
     hot: AtomicUsize,
     /// A caller holds the team.
@@ -142,9 +156,9 @@ pub(crate) struct Team {
 impl Team {
     pub fn new(threads: usize) -> Team {
         Team {
-            state: AtomicU64::new(0),
+            state: Line(AtomicU64::new(0)),
             job: AtomicPtr::new(core::ptr::null_mut()),
-            done: AtomicUsize::new(0),
+            done: Line(AtomicUsize::new(0)),
             hot: AtomicUsize::new(0),
             busy: AtomicBool::new(false),
             closed: AtomicBool::new(false),

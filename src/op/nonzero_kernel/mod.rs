@@ -9,13 +9,13 @@
 //! nonzero words from a summary word, dense ones (AVX2, packed UINT32 output) expand eight
 //! elements at a time, the rest walk the set bits eight at a time.
 //!
-//! Small inputs run serially with their bitmask on the stack. Large ones run in rounds of
-//! chunks on the workers: each trip through the pool writes the rows of the previous round's
-//! chunks (a prefix sum of their counts gives each its first row) and masks the next round's.
-//! The input is read once; the scratch is two bitmasks per task.
+//! Small inputs run serially with their bitmask on the stack. Large ones run in parts on the
+//! workers, in one trip: each part counts its nonzero elements, adds up the counts of the
+//! parts before it (a look-back over their published counts) for its first row, and writes its
+//! rows while its input is still in the cache.
 //!
 //! The modules, by job: this one picks the types (dispatch); [`schedule`] runs the serial path
-//! or the parallel rounds; [`source`] masks the input (packed, strided or tiled);
+//! or the parallel parts; [`source`] masks the input (packed, strided or tiled);
 //! [`cursor`] tracks the coordinates of the current line; [`rows`] writes the rows through an
 //! [`out_view::OutView`]; [`expand`] is the AVX2 expansion of dense words and [`compress`] the
 //! AVX-512 one (any density above sparse, packed output of any type and column count);

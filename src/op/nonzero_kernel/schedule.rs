@@ -1,6 +1,9 @@
-//! Scheduling: the serial path, and the parallel rounds of chunks on the workers.
+//! Scheduling: the serial path, and the parallel parts on the workers.
 
 use core::sync::atomic::{AtomicU64, Ordering};
+use std::any::Any;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::Mutex;
 
 use super::rows::{Emit, Writer};
 use super::source::Source;
@@ -10,25 +13,31 @@ use crate::op::kind::OpKind;
 use crate::op::nonzero::NonZeroPlan;
 use crate::op::simd::Word;
 use crate::pool::Workers;
+use crate::team::MAX_PARTS;
 
 const OP: &str = OpKind::NonZeroCoordinates.name();
 
-/// Parts per worker in one round of the parallel path. More than one lets the threads that run
-/// take over the parts of one that is descheduled (the machine may be shared).
+/// Parts per worker of the parallel path, where the input is small enough for parts of less
+/// than `PART_MAX`. More than one lets the threads that run take over the parts of one that is
+/// descheduled (the machine may be shared), and evens out the threads' finishing times.
 const PARTS_PER_WORKER: usize = 4;
 /// The smallest part of the parallel path, in elements (a multiple of 64): a part pays a claim
 /// (a shared cache line) and its walk's setup.
 const PART_MIN: u64 = 1 << 12;
-/// The largest part, in elements: its bitmask, 512 words, is on the stack.
-const PART_MAX: u64 = 1 << 15;
+/// The largest part, in elements (512 KiB of FLOAT32, read a second time from the cache of the
+/// core that counted it). Each part restarts the streams the hardware prefetches: on two vCPUs
+/// (AMD Zen 5) parts of 2^15 elements took up to 1.15x the time of parts of 2^17 from 2^21
+/// elements on, and parts of 2^18 (larger than the core's 1 MiB L2) lost at 2^24.
+const PART_MAX: u64 = 1 << 17;
+/// Looks at a count not yet published before [`look_back`] gives up the core between looks.
+const LOOK_BACK_SPINS: u32 = 4096;
 /// The most workers one execution uses.
 const MAX_THREADS: usize = 256;
 /// Inputs below the floor run serially; from it, as measured ([`cost`]). There is no ceiling
-/// (a size from which the parallel path is always taken): with the AVX-512 one pass, one
-/// thread took 0.3-0.8x the time of the two-pass parallel rounds on two threads from 2^22 to
-/// 2^24 elements (AMD Zen 5, 2 vCPUs; UINT8 d=0.1 at 2^22: 117 against 394 µs), and a ceiling
-/// at 2^22 forced the slower path there. On a machine with cores to spare the measured rates
-/// choose the rounds where they gain.
+/// (a size from which the parallel path is always taken): a part is read twice (counted, then
+/// written), and where one core nearly fills the memory bus (two vCPUs), one thread's single
+/// pass can beat two threads at any size. On a machine with cores to spare the measured rates
+/// choose the parallel path where it gains.
 const PARALLEL: Bounds = Bounds {
     floor: 1 << 14,
     ceiling: u64::MAX,
@@ -60,7 +69,7 @@ const SERIAL_WORDS: usize = 256;
 /// a short step costs only its zeroing).
 const COUNT_WORDS: usize = 64;
 
-/// Masks and writes every element, serially or in parallel rounds (only with a writer the
+/// Masks and writes every element, serially or in parallel parts (only with a writer the
 /// workers may share); returns the row count.
 pub(super) fn drive<U: Word>(
     src: &Source<'_, U>,
@@ -123,111 +132,154 @@ pub(super) fn drive<U: Word>(
     Ok(total)
 }
 
-/// How the parallel path splits an input: rounds of `per_round` parts of `part` elements (the
-/// last part shorter), `parts` in all.
+/// How the parallel path splits an input: `parts` parts of `part` elements (the last shorter).
 struct Split {
     m: u64,
     part: u64,
-    parts: u64,
-    per_round: usize,
+    parts: usize,
 }
 
 impl Split {
-    /// Parts of PART_MIN to PART_MAX elements (at least `min_chunk`, a tiled input's
-    /// pages of lines), PARTS_PER_WORKER per worker in a round.
+    /// Parts of PART_MIN to PART_MAX elements (at least `min_chunk`, a tiled input's pages of
+    /// lines), PARTS_PER_WORKER per worker where the input is small enough, and no more than
+    /// the team counts in one job.
     fn new(m: u64, threads: usize, min_chunk: u64) -> Split {
-        let per_round = threads * PARTS_PER_WORKER;
-        let part = (m / per_round as u64 / 64 * 64)
+        let part = (m / (threads * PARTS_PER_WORKER) as u64 / 64 * 64)
             .clamp(PART_MIN, PART_MAX)
-            .max(min_chunk.div_ceil(64) * 64);
-        let parts = m.div_ceil(part);
+            .max(min_chunk.div_ceil(64) * 64)
+            .max(m.div_ceil(MAX_PARTS as u64).div_ceil(64) * 64);
         Split {
             m,
             part,
-            parts,
-            per_round: per_round.min(parts as usize).max(1),
+            parts: m.div_ceil(part) as usize,
         }
     }
 
-    fn rounds(&self) -> u64 {
-        self.parts.div_ceil(self.per_round as u64)
-    }
-
-    /// Trips through the workers: one per round, and one to write the last.
+    /// Trips through the workers: one.
     fn trips(&self) -> u64 {
-        self.rounds() + 1
+        1
     }
 
-    /// Elements of part `i` of round `round` (empty past the input).
-    fn range(&self, round: u64, i: usize) -> (u64, u64) {
-        let s = ((round * self.per_round as u64 + i as u64) * self.part).min(self.m);
+    /// Elements of part `i`.
+    fn range(&self, i: usize) -> (u64, u64) {
+        let s = i as u64 * self.part;
         (s, (s + self.part).min(self.m))
     }
 }
 
-/// The parallel path: count the nonzero elements of each part, then write each part's rows
-/// from the count of the parts before it, in rounds: each trip through the workers writes the
-/// parts of the previous round (whose first rows the caller added up between the trips) and
-/// counts those of the next, so that a part is read a second time from the cache. A part's
-/// rows are written in one pass where the writer has one, else masked again and walked.
+/// A part's status word in [`parallel`]'s look-back: 0 until the part is counted, then
+/// `COUNTED` with its count, then `PREFIX` with the rows of it and of every part before it;
+/// `POISONED` when it (or a part before it) panicked before its prefix was known.
+const COUNTED: u64 = 1 << 62;
+const PREFIX: u64 = 1 << 63;
+const POISONED: u64 = COUNTED | PREFIX;
+const VALUE: u64 = COUNTED - 1;
+
+/// The parallel path, in one trip through the workers: each part counts its nonzero elements
+/// and publishes the count, adds up the counts of the parts before it (looking back from its
+/// predecessor until a part whose prefix is known: parts are claimed in order, so those before
+/// it are counted or being counted), publishes its own prefix and writes its rows from there
+/// while the input is still in its cache, in one pass where the writer has one, else masked
+/// again and walked. No part waits for another's rows, only for the counts before its own.
 fn parallel<U: Word>(
     src: &Source<'_, U>,
     rows: &(dyn Emit + Sync),
     split: &Split,
     workers: Workers<'_>,
 ) -> Result<u64> {
-    let per_round = split.per_round;
-    // Counts of the parts of the round being counted and of the one being written, by trip.
-    let counts: Vec<AtomicU64> = (0..2 * per_round).map(|_| AtomicU64::new(0)).collect();
-    let mut firsts = vec![0u64; per_round];
+    let status: Vec<AtomicU64> = (0..split.parts).map(|_| AtomicU64::new(0)).collect();
+    // A panic of a part is kept here (the part then marks itself poisoned, so that no part
+    // waits for it) and resumed once every part has returned.
+    let panic: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
     let packed = src.packed();
-    let rounds = split.rounds();
-    let mut row = 0u64;
-    for trip in 0..=rounds {
-        let (write, count) = (trip.checked_sub(1), (trip < rounds).then_some(trip));
-        let (firsts_ref, counts_ref) = (&firsts, &counts);
-        workers.parts(per_round, &|i| {
-            if let Some(round) = write {
-                let (s, e) = split.range(round, i);
-                let n = counts_ref[(round % 2) as usize * per_round + i].load(Ordering::Relaxed);
-                if n > 0 {
-                    let first = firsts_ref[i];
-                    // SAFETY: this part's rows are firsts[i] .. firsts[i] + n (n nonzero
-                    // elements in s .. e, as counted; firsts[i] those before s), which no
-                    // other part writes; the writer is shared only over a layout proven
-                    // disjoint, where distinct elements have distinct addresses.
-                    let done = packed.and_then(|p| unsafe {
-                        rows.one_pass(p.range(s as usize, e as usize), s, first)
-                    });
-                    match done {
-                        Some(written) => debug_assert_eq!(written, n),
-                        None => with_words::<_, SERIAL_WORDS, _>(src, s, e, |words| {
-                            // SAFETY: as above.
-                            unsafe { serial_range(src, rows, s, e, first, words) };
-                        }),
-                    }
+    workers.parts(split.parts, &|i| {
+        let (s, e) = split.range(i);
+        let own = &status[i];
+        let counted = catch_unwind(AssertUnwindSafe(|| {
+            with_words::<_, COUNT_WORDS, _>(src, s, e, |words| {
+                masked_steps(src, s, e, words, |_, _, _| {})
+            })
+        }));
+        let n = match counted {
+            Ok(n) => n,
+            Err(p) => {
+                own.store(POISONED, Ordering::Release);
+                keep_first(&panic, p);
+                return;
+            }
+        };
+        own.store(COUNTED | n, Ordering::Release);
+        let Some(first) = look_back(&status, i) else {
+            own.store(POISONED, Ordering::Release);
+            return;
+        };
+        own.store(PREFIX | (first + n), Ordering::Release);
+        if n == 0 {
+            return;
+        }
+        let wrote = catch_unwind(AssertUnwindSafe(|| {
+            // SAFETY: this part's rows are first .. first + n (n nonzero elements in s .. e,
+            // as counted; `first` those before s, from the counts of the parts before it),
+            // which no other part writes; the writer is shared only over a layout proven
+            // disjoint, where distinct elements have distinct addresses.
+            let done = packed
+                .and_then(|p| unsafe { rows.one_pass(p.range(s as usize, e as usize), s, first) });
+            match done {
+                Some(written) => debug_assert_eq!(written, n),
+                None => with_words::<_, SERIAL_WORDS, _>(src, s, e, |words| {
+                    // SAFETY: as above.
+                    unsafe { serial_range(src, rows, s, e, first, words) };
+                }),
+            }
+        }));
+        if let Err(p) = wrote {
+            keep_first(&panic, p);
+        }
+    })?;
+    if let Some(p) = panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        resume_unwind(p);
+    }
+    Ok(status
+        .last()
+        .map_or(0, |s| s.load(Ordering::Acquire) & VALUE))
+}
+
+/// Keeps the first panic of the parts.
+fn keep_first(slot: &Mutex<Option<Box<dyn Any + Send>>>, p: Box<dyn Any + Send>) {
+    let mut first = slot.lock().unwrap_or_else(|e| e.into_inner());
+    first.get_or_insert(p);
+}
+
+/// The rows of the parts before part `i` (counted or being counted): the counts back from its
+/// predecessor to the first part whose prefix is known (part 0's always is). `None` when one
+/// of them is poisoned. A part waits only for a count that is not published yet, whose part
+/// was claimed before this one and is running (never for a part not yet claimed, which could
+/// be waiting for this thread): with `pause`, and after a while giving up the core, which
+/// that part's thread may need.
+fn look_back(status: &[AtomicU64], i: usize) -> Option<u64> {
+    let mut sum = 0u64;
+    let mut j = i;
+    let mut spins = 0u32;
+    while j > 0 {
+        let v = status[j - 1].load(Ordering::Acquire);
+        match v & POISONED {
+            0 => {
+                spins += 1;
+                if spins > LOOK_BACK_SPINS {
+                    std::thread::yield_now();
+                } else {
+                    core::hint::spin_loop();
                 }
             }
-            if let Some(round) = count {
-                let (s, e) = split.range(round, i);
-                let n = if s < e {
-                    with_words::<_, COUNT_WORDS, _>(src, s, e, |words| {
-                        masked_steps(src, s, e, words, |_, _, _| {})
-                    })
-                } else {
-                    0
-                };
-                counts_ref[(round % 2) as usize * per_round + i].store(n, Ordering::Relaxed);
-            }
-        })?;
-        if let Some(round) = count {
-            for (i, f) in firsts.iter_mut().enumerate() {
-                *f = row;
-                row += counts[(round % 2) as usize * per_round + i].load(Ordering::Relaxed);
+            POISONED => return None,
+            PREFIX => return Some(sum + (v & VALUE)),
+            _ => {
+                sum += v & VALUE;
+                j -= 1;
             }
         }
     }
-    Ok(row)
+    Some(sum)
 }
 
 /// Words of scratch for masking a part's elements `start .. end` a step at a time: `W` words
@@ -304,4 +356,81 @@ unsafe fn serial_range<U: Word>(
 fn serial<U: Word>(src: &Source<'_, U>, rows: &dyn Emit, m: u64, words: &mut [u64]) -> u64 {
     // SAFETY: from the first element and row; this thread is the only writer.
     unsafe { serial_range(src, rows, 0, m, 0, words) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn statuses(v: &[u64]) -> Vec<AtomicU64> {
+        v.iter().map(|&s| AtomicU64::new(s)).collect()
+    }
+
+    #[test]
+    fn look_back_adds_counts_to_the_first_known_prefix() {
+        let s = statuses(&[
+            PREFIX | 5,
+            COUNTED | 3,
+            PREFIX | 10,
+            COUNTED | 2,
+            COUNTED | 4,
+            0,
+        ]);
+        assert_eq!(look_back(&s, 0), Some(0));
+        assert_eq!(look_back(&s, 1), Some(5));
+        assert_eq!(look_back(&s, 2), Some(8));
+        // Part 2's prefix is known: the look-back stops there, not at part 0.
+        assert_eq!(look_back(&s, 3), Some(10));
+        assert_eq!(look_back(&s, 5), Some(16));
+    }
+
+    #[test]
+    fn look_back_stops_at_a_poisoned_part() {
+        let s = statuses(&[PREFIX | 5, POISONED, COUNTED | 2]);
+        assert_eq!(look_back(&s, 1), Some(5));
+        assert_eq!(look_back(&s, 2), None);
+        assert_eq!(look_back(&s, 3), None);
+    }
+
+    #[test]
+    fn look_back_waits_for_a_count_being_made() {
+        let s = statuses(&[PREFIX | 7, 0, 0]);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                s[2].store(COUNTED | 1, Ordering::Release);
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                s[1].store(COUNTED | 2, Ordering::Release);
+            });
+            assert_eq!(look_back(&s, 3), Some(10));
+        });
+    }
+
+    #[test]
+    fn a_split_covers_the_input_in_at_most_a_jobs_parts() {
+        for (m, threads, min_chunk) in [
+            (1u64 << 14, 2, 0),
+            (100_003, 16, 0),
+            (1 << 20, 64, 0),
+            (1 << 26, 2, 0),
+            (3 << 20, 4, 70_000),
+            (1 << 33, 16, 0),
+        ] {
+            let split = Split::new(m, threads, min_chunk);
+            assert!(
+                split.parts <= MAX_PARTS,
+                "{m} elements: {} parts",
+                split.parts
+            );
+            assert_eq!(split.part % 64, 0);
+            assert!(split.part >= min_chunk);
+            let mut next = 0;
+            for i in 0..split.parts {
+                let (s, e) = split.range(i);
+                assert!(s == next && e > s, "{m} elements, part {i}: {s}..{e}");
+                next = e;
+            }
+            assert_eq!(next, m);
+        }
+    }
 }
