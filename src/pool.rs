@@ -96,6 +96,18 @@ impl Workers<'_> {
         }
     }
 
+    /// True when the workers an execution would call are on the team now (within their hot
+    /// window) and no other caller holds it, so that a parallel execution would find them
+    /// awake. Starts nothing.
+    pub fn hot(&self) -> bool {
+        match self.pool {
+            Some(pool) if self.threads > 1 => pool
+                .peek()
+                .is_some_and(|slot| slot.team.hot(self.threads - 1)),
+            _ => false,
+        }
+    }
+
     /// Runs `job(i)` once for each part `i` in `0..parts`, on this thread and on as many of
     /// the device's workers as the parts can use (see [`crate::team`]), and returns when all
     /// have finished. A one-thread device runs them in order on this thread. Fails (before
@@ -240,6 +252,18 @@ impl LazyPool {
             }
         }
         self.build(slot)
+    }
+
+    /// The pool if this process has built one, else `None` (builds nothing).
+    #[inline]
+    pub fn peek(&self) -> Option<&Slot> {
+        let slot = self.slot.load(Ordering::Acquire);
+        if slot.is_null() {
+            return None;
+        }
+        // SAFETY: as in `get`.
+        let slot = unsafe { &*slot };
+        (slot.generation == GENERATION.load(Ordering::Relaxed)).then_some(slot)
     }
 
     #[cold]

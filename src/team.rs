@@ -168,6 +168,15 @@ impl Team {
         }
     }
 
+    /// True when at least `helpers` workers (or the pool's threads, if fewer) are on the team,
+    /// within their hot window or on their way to it, and no caller holds it: a job now
+    /// would not wake any. (Under contention workers leave after each job, so the count falls
+    /// to 0 by itself.)
+    pub fn hot(&self, helpers: usize) -> bool {
+        let want = helpers.min(self.threads);
+        want > 0 && self.hot.load(Ordering::Relaxed) >= want && !self.busy.load(Ordering::Relaxed)
+    }
+
     /// Tells the workers on the team to leave (the pool is being dropped).
     pub fn close(&self) {
         self.closed.store(true, Ordering::Release);

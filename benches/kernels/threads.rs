@@ -4,7 +4,9 @@
 //! `memset` of the output without input) split over threads started once and kept hot on a
 //! spin barrier, and the same copy through the library's own pool and team
 //! (`Device::parallel_copy`), so that both what the machine can move and what a trip costs are
-//! visible.
+//! visible. Each device is measured as one caller alone on the machine calling back to back:
+//! each of its batches starts once the workers of the device before it have left their team,
+//! after three untimed calls.
 //!
 //! `cargo bench --bench kernels -- threads` prints the table and writes it as CSV to
 //! `target/kernels-threads.csv` (or `$DMLS_THREADS_CSV`); `DMLS_BENCH_REPS` sets the batches
@@ -144,6 +146,22 @@ impl Drop for Hot {
     }
 }
 
+/// A batch of a device that calls back to back, as one caller alone on the machine would:
+/// first the workers of the device measured before leave (they stay on their team for the hot
+/// window after its last call, 100 µs by default, and would take cores from this one), then
+/// [`WARM_CALLS`] calls untimed (they wake this device's workers; the library chooses the
+/// parallel path for calls that follow each other, on workers then awake), then `n` timed.
+fn steady_batch(n: u32, f: &mut dyn FnMut()) -> Duration {
+    std::thread::sleep(Duration::from_micros(env_or("DMLS_SPIN_US", 100u64) + 200));
+    for _ in 0..WARM_CALLS {
+        f();
+    }
+    batch(n, f)
+}
+
+/// Untimed calls before each batch of [`steady_batch`].
+const WARM_CALLS: u32 = 3;
+
 /// One point: the operator on each device, the floors.
 struct Point {
     series: &'static str,
@@ -252,10 +270,10 @@ pub fn run(filter: &Option<String>) {
             let mut pool_t: Vec<Vec<Duration>> = vec![vec![]; pools.len()];
             for _ in 0..reps {
                 for (i, f) in op_runs.iter_mut().enumerate() {
-                    op_t[i].push(batch(op_calls[i], &mut **f));
+                    op_t[i].push(steady_batch(op_calls[i], &mut **f));
                 }
                 for (i, d) in pools.iter().enumerate() {
-                    pool_t[i].push(batch(pool_calls[i], &mut || copy(d, &mut dst)));
+                    pool_t[i].push(steady_batch(pool_calls[i], &mut || copy(d, &mut dst)));
                 }
             }
             let p = Point {

@@ -11,11 +11,14 @@
 //!   beyond the caches), starting at a given rate;
 //! - the time per unit of the kernel's parallel executions, kept per octave too (its
 //!   trips cost the same at every size, so a rate measured on large inputs would call the
-//!   parallel path cheap for small ones), once there has been one in that octave (until then,
-//!   a perfect split plus the trips is assumed; when that rate says no, the parallel path is
-//!   still retried once every [`RETRY_NS`] (100 ms), so a busy moment does not rule it out for
-//!   good, at a cost of one trip per 100 ms; and when it says yes, the serial path is retried
-//!   as often, so that the serial rate stays current too);
+//!   parallel path cheap for small ones), and apart for executions that found the workers
+//!   awake (hot: within their window) and those that woke them (cold: a wake costs tens of
+//!   microseconds on a virtual machine, a trip to hot workers a few), once there has been
+//!   one in that octave and state (until then, a perfect split plus the trips is assumed;
+//!   when that rate says no, the parallel path is still retried once every [`RETRY_NS`]
+//!   (100 ms) per state, so a busy moment does not rule it out for good, at a cost of one
+//!   trip per 100 ms; and when it says yes, the serial path is retried as often, so that the
+//!   serial rate stays current too);
 //! - [`trip_ns`]: one trip through the workers (wake them, run one empty task each, wait),
 //!   measured the first time a kernel has a choice to make (median of five trips).
 //!
@@ -25,11 +28,11 @@
 //! `DMLS_PARALLEL=always` in the environment takes the parallel path from the floor on, so that
 //! tests reach the parallel paths whatever this machine measures (the test suite sets it).
 
-use core::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use core::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::pool::Workers;
-use crate::team::now_ns;
+use crate::team::{now_ns, window_ns};
 
 /// A kernel's cost per unit of work, in picoseconds, as a moving average.
 ///
@@ -38,11 +41,25 @@ use crate::team::now_ns;
 /// above all by the pool's own workers, which spin for a while after each parallel execution:
 /// an even average would count that against the serial path and so choose the parallel path
 /// more, which keeps the workers spinning (measured: a 2^14-element NonZero on two vCPUs took
-/// 1.04–1.4× the one-thread time that way). A parallel rate ([`Rate::parallel`]) is an
-/// even average (each execution counts an eighth): its cost is what it costs.
+/// 1.04–1.4× the one-thread time that way). A parallel rate ([`Rate::parallel`]) leans less:
+/// a faster execution moves it half way, a slower one an eighth. Its slow executions are
+/// mostly the first ones (pages of new buffers, caches, the clock speeding up: on two vCPUs
+/// the first hot executions of a 2^20-element NonZero took twice the later ones) and those
+/// whose thread lost its core; a rate that kept them long would keep the parallel path off
+/// where it gains, and a rate that says no is measured again only once per [`RETRY_NS`].
 pub(crate) struct Rate<const LEAN_FAST: bool> {
     picos_per_unit: AtomicU64,
+    /// Executions recorded (saturating at `u32::MAX`; racing updates may lose one).
+    samples: AtomicU32,
 }
+
+/// Parallel executions of an octave (and state of the workers) recorded before its rate decides
+/// ([`Rate::trusted`]); until then the choice assumes a perfect split plus the trips. The first
+/// executions of a process are slow for reasons that do not last (new buffers' pages, cold
+/// caches, a clock speeding up: on two vCPUs the first parallel execution of a 2^18-element
+/// NonZero on hot workers took 1.7× the serial time, the later ones 0.7×), and a rate that
+/// says no is measured again only once per [`RETRY_NS`].
+const TRUST_SAMPLES: u32 = 8;
 
 /// A serial rate (leans towards fast executions).
 pub(crate) type SerialRate = Rate<true>;
@@ -53,6 +70,7 @@ impl Rate<true> {
     pub const fn serial(picos_per_unit: u64) -> SerialRate {
         Rate {
             picos_per_unit: AtomicU64::new(picos_per_unit),
+            samples: AtomicU32::new(0),
         }
     }
 }
@@ -62,6 +80,7 @@ impl Rate<false> {
     pub const fn parallel() -> Rate<false> {
         Rate {
             picos_per_unit: AtomicU64::new(0),
+            samples: AtomicU32::new(0),
         }
     }
 }
@@ -83,14 +102,21 @@ impl<const LEAN_FAST: bool> Rate<LEAN_FAST> {
         // The first measurement of an unknown rate is taken whole.
         let new = if old == 0 {
             sample
-        } else if !LEAN_FAST {
-            old - old / 8 + sample / 8
         } else if sample < old {
             old - (old - sample) / 2
-        } else {
+        } else if LEAN_FAST {
             old + (sample - old) / 16
+        } else {
+            old + (sample - old) / 8
         };
         self.picos_per_unit.store(new.max(1), Ordering::Relaxed);
+        let n = self.samples.load(Ordering::Relaxed);
+        self.samples.store(n.saturating_add(1), Ordering::Relaxed);
+    }
+
+    /// True once [`TRUST_SAMPLES`] executions have been recorded.
+    pub fn trusted(&self) -> bool {
+        self.samples.load(Ordering::Relaxed) >= TRUST_SAMPLES
     }
 }
 
@@ -154,13 +180,21 @@ fn octave(units: u64) -> usize {
 /// space in the library file.
 pub(crate) struct Rates<const INITIAL: u64> {
     serial: [SerialRate; OCTAVES],
-    parallel: [Rate<false>; OCTAVES],
-    /// When the parallel path was last retried against its rate, in [`now_ns`] nanoseconds.
-    retried: AtomicU64,
+    /// Parallel executions that had to wake the workers (`[0]`, cold) and that found them on
+    /// the team, within their hot window (`[1]`, hot).
+    parallel: [[Rate<false>; OCTAVES]; 2],
+    /// When the parallel path was last retried against its rate, in [`now_ns`] nanoseconds,
+    /// on cold (`[0]`) and on hot (`[1]`) workers: a retry on cold workers leaves them hot, and
+    /// the hot rate then needs a retry of its own, or a slow hot sample would never be
+    /// measured again.
+    retried: [AtomicU64; 2],
     /// When the serial path was last retried against the parallel rate, likewise.
     serial_retried: AtomicU64,
     /// Choices made, for [`Rates::tick`].
     choices: AtomicU64,
+    /// When a choice last found the workers cold where hot ones would have paid, in
+    /// [`now_ns`] nanoseconds (for [`Rates::back_to_back`]).
+    cold_no: AtomicU64,
 }
 
 /// The parallel path is retried once per this many nanoseconds when its measured rate says no,
@@ -178,10 +212,11 @@ impl<const INITIAL: u64> Rates<INITIAL> {
     pub const fn new() -> Self {
         Rates {
             serial: [const { Rate::serial(0) }; OCTAVES],
-            parallel: [const { Rate::parallel() }; OCTAVES],
-            retried: AtomicU64::new(0),
+            parallel: [const { [const { Rate::parallel() }; OCTAVES] }; 2],
+            retried: [AtomicU64::new(0), AtomicU64::new(0)],
             serial_retried: AtomicU64::new(0),
             choices: AtomicU64::new(0),
+            cold_no: AtomicU64::new(0),
         }
     }
 
@@ -199,6 +234,21 @@ impl<const INITIAL: u64> Rates<INITIAL> {
         &self.serial[octave(units)]
     }
 
+    /// True when the previous choice that found the workers cold where hot ones would have
+    /// paid was less than the hot window plus one serial execution before this one: the
+    /// caller calls back to back, so the workers that this execution wakes will still be on
+    /// the team for its next one, which then finds them hot. (Each choice alone would stay
+    /// serial: the wake costs more than one execution gains.) Reads the clock.
+    fn back_to_back(&self, serial_ns: u64) -> bool {
+        let window = window_ns();
+        if window == 0 {
+            return false;
+        }
+        let now = now_ns();
+        let last = self.cold_no.swap(now, Ordering::Relaxed);
+        last != 0 && now.saturating_sub(last) < window.saturating_add(serial_ns)
+    }
+
     /// The estimated serial time of `units` units, in nanoseconds.
     fn serial_ns(&self, units: u64) -> u64 {
         match self.serial(units).estimate_ns(units) {
@@ -207,14 +257,16 @@ impl<const INITIAL: u64> Rates<INITIAL> {
         }
     }
 
-    /// The parallel rate of the octave of `units`.
-    fn parallel(&self, units: u64) -> &Rate<false> {
-        &self.parallel[octave(units)]
+    /// The parallel rate of the octave of `units`, of executions that found the workers hot
+    /// or not.
+    fn parallel(&self, units: u64, hot: bool) -> &Rate<false> {
+        &self.parallel[usize::from(hot)][octave(units)]
     }
 
-    /// Adds a parallel execution of `units` units that took `elapsed` to its octave's rate.
-    pub fn record_parallel(&self, units: u64, elapsed: Duration) {
-        self.parallel(units).record(units, elapsed);
+    /// Adds a parallel execution of `units` units that took `elapsed` to its octave's rate
+    /// (`hot`: it found the workers on the team, as [`parallel_pays`] said).
+    pub fn record_parallel(&self, units: u64, hot: bool, elapsed: Duration) {
+        self.parallel(units, hot).record(units, elapsed);
     }
 }
 
@@ -236,43 +288,76 @@ pub(crate) struct Bounds {
     pub ceiling: u64,
 }
 
-/// True when `units` of work should run in parallel on `workers`: more than one thread, at
-/// least the floor, and either the ceiling or a measured gain — the serial estimate split
-/// over the threads plus `trips` trips through the pool is less than the serial estimate.
+/// Where an execution runs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Path {
+    /// On the calling thread.
+    Serial,
+    /// On the workers; `hot`: they are on the team now, within their hot window, so the
+    /// execution does not pay for waking them.
+    Parallel { hot: bool },
+}
+
+/// Where `units` of work should run on `workers`: in parallel with more than one thread, from
+/// the floor, and either from the ceiling or where the measurements say it gains — the
+/// parallel rate measured for this octave and for the workers' state now (hot or cold), or
+/// until there is one, the serial estimate split over the threads plus `trips` trips through
+/// the pool, is less than the serial estimate.
+///
+/// The workers' state counts: waking them cost 25–100 µs on 16 cores of a virtual machine,
+/// while a trip to workers in their hot window costs a few. A rate that mixed the two would
+/// keep a caller that calls back to back on one thread after a slow start (each retry of the
+/// parallel path then finds the workers asleep and measures the wake), where the workers,
+/// once awake, would stay so.
 pub(crate) fn parallel_pays<const I: u64>(
     units: u64,
     bounds: &Bounds,
     rates: &Rates<I>,
     trips: u64,
     workers: Workers<'_>,
-) -> bool {
+) -> Path {
     if workers.threads < 2 || units < bounds.floor {
-        return false;
+        return Path::Serial;
     }
-    units >= bounds.ceiling
+    let hot = workers.hot();
+    let pays = units >= bounds.ceiling
         || forced()
-        || measured_pays(units, rates, trips, workers, || rates.tick().then(now_ns))
+        || measured_pays(units, rates, trips, workers, hot, || {
+            rates.tick().then(now_ns)
+        });
+    if pays {
+        Path::Parallel { hot }
+    } else {
+        Path::Serial
+    }
 }
 
-/// The measured part of [`parallel_pays`] (no bounds, no `DMLS_PARALLEL`), with the clock
-/// `now` (nanoseconds) that times the retries, `None` when this call does not look at them.
+/// The measured part of [`parallel_pays`] (no bounds, no `DMLS_PARALLEL`) for workers `hot`
+/// or not, with the clock `now` (nanoseconds) that times the retries, `None` when this call
+/// does not look at them.
 fn measured_pays<const I: u64>(
     units: u64,
     rates: &Rates<I>,
     trips: u64,
     workers: Workers<'_>,
+    hot: bool,
     now: impl FnOnce() -> Option<u64>,
 ) -> bool {
     let serial = rates.serial_ns(units);
-    let pays = match rates.parallel(units).estimate_ns(units) {
-        // Not measured yet: a perfect split plus the trips.
-        0 => gains(serial, workers.threads as u64, trips, trip_ns(workers)),
-        parallel => parallel < serial,
+    let pays_when = |hot: bool| {
+        let rate = rates.parallel(units, hot);
+        if rate.trusted() {
+            rate.estimate_ns(units) < serial
+        } else {
+            // Not measured enough yet: a perfect split plus the trips.
+            gains(serial, workers.threads as u64, trips, trip_ns(workers))
+        }
     };
+    let pays = pays_when(hot) || (!hot && pays_when(true) && rates.back_to_back(serial));
     match now() {
         None => pays,
         Some(now) if pays => !retry_due(&rates.serial_retried, now),
-        Some(now) => retry_due(&rates.retried, now),
+        Some(now) => retry_due(&rates.retried[usize::from(hot)], now),
     }
 }
 
@@ -307,9 +392,24 @@ fn gains(serial_ns: u64, threads: u64, trips: u64, trip_ns: u64) -> bool {
 mod tests {
     use super::*;
 
+    /// Records a parallel execution as both hot and cold (for the tests of what does not
+    /// depend on the workers' state).
+    fn record_both<const I: u64>(r: &Rates<I>, units: u64, elapsed: Duration) {
+        record(r, units, false, elapsed);
+        record(r, units, true, elapsed);
+    }
+
+    /// Records [`TRUST_SAMPLES`] parallel executions that each took `elapsed`.
+    fn record<const I: u64>(r: &Rates<I>, units: u64, hot: bool, elapsed: Duration) {
+        for _ in 0..TRUST_SAMPLES {
+            r.record_parallel(units, hot, elapsed);
+        }
+    }
+
     #[test]
     fn the_rate_is_a_moving_average() {
-        // A parallel rate: unknown, then the first sample whole, then an eighth per sample.
+        // A parallel rate: unknown, then the first sample whole, then an eighth of the way
+        // to each slower sample and half of the way to each faster one.
         let r = Rate::parallel();
         assert_eq!(r.estimate_ns(1000), 0);
         r.record(1000, Duration::from_micros(8));
@@ -323,6 +423,8 @@ mod tests {
         assert!((15_900..=16_000).contains(&r.estimate_ns(1000)));
         r.record(0, Duration::from_secs(1));
         assert!((15_900..=16_000).contains(&r.estimate_ns(1000)));
+        r.record(1000, Duration::from_micros(4));
+        assert!((9_950..=10_000).contains(&r.estimate_ns(1000)));
     }
 
     #[test]
@@ -368,11 +470,20 @@ mod tests {
         };
         let slow = Rates::<{ u64::MAX / 4 }>::new();
         let one = Workers::without_pool(1);
-        assert!(!parallel_pays(1 << 40, &b, &slow, 1, one), "one thread");
+        assert_eq!(
+            parallel_pays(1 << 40, &b, &slow, 1, one),
+            Path::Serial,
+            "one thread"
+        );
         let two = Workers::without_pool(2);
-        assert!(!parallel_pays(99, &b, &slow, 1, two), "below the floor");
-        assert!(
+        assert_eq!(
+            parallel_pays(99, &b, &slow, 1, two),
+            Path::Serial,
+            "below the floor"
+        );
+        assert_eq!(
             parallel_pays(1000, &b, &Rates::<1>::new(), 1, two),
+            Path::Parallel { hot: false },
             "ceiling"
         );
     }
@@ -382,11 +493,11 @@ mod tests {
         let two = Workers::without_pool(2);
         // Serial 1 ns per unit; parallel measured at 2 ns: no, but for one retry per RETRY_NS.
         let r = Rates::<1000>::new();
-        r.record_parallel(500, Duration::from_nanos(1000));
+        record_both(&r, 500, Duration::from_nanos(1000));
         let choices = |from: u64, to: u64, step: u64| {
             (from..to)
                 .step_by(step as usize)
-                .filter(|&t| measured_pays(500, &r, 1, two, || Some(t)))
+                .filter(|&t| measured_pays(500, &r, 1, two, false, || Some(t)))
                 .count()
         };
         assert_eq!(
@@ -401,15 +512,19 @@ mod tests {
             "one per period"
         );
         // A late call retries at once, then waits a whole period again.
-        assert!(measured_pays(500, &r, 1, two, || Some(100 * RETRY_NS)));
-        assert!(!measured_pays(500, &r, 1, two, || Some(101 * RETRY_NS - 1)));
+        assert!(measured_pays(500, &r, 1, two, false, || Some(
+            100 * RETRY_NS
+        )));
+        assert!(!measured_pays(500, &r, 1, two, false, || Some(
+            101 * RETRY_NS - 1
+        )));
         // Parallel measured at 0.5 ns: yes, but for one serial retry per RETRY_NS.
         let r = Rates::<1000>::new();
-        r.record_parallel(500, Duration::from_nanos(250));
+        record_both(&r, 500, Duration::from_nanos(250));
         let choices = |from: u64, to: u64, step: u64| {
             (from..to)
                 .step_by(step as usize)
-                .filter(|&t| !measured_pays(500, &r, 1, two, || Some(t)))
+                .filter(|&t| !measured_pays(500, &r, 1, two, false, || Some(t)))
                 .count()
         };
         assert_eq!(choices(0, RETRY_NS, 1000), 0, "no serial retry at first");
@@ -428,10 +543,12 @@ mod tests {
         assert_eq!(ticks, 4);
         // Parallel measured slower than serial, and a retry long due: without a look at the
         // clock the measured answer stands; with one, the retry is taken.
-        r.record_parallel(500, Duration::from_nanos(1000));
+        record_both(&r, 500, Duration::from_nanos(1000));
         let two = Workers::without_pool(2);
-        assert!(!measured_pays(500, &r, 1, two, || None));
-        assert!(measured_pays(500, &r, 1, two, || Some(10 * RETRY_NS)));
+        assert!(!measured_pays(500, &r, 1, two, false, || None));
+        assert!(measured_pays(500, &r, 1, two, false, || Some(
+            10 * RETRY_NS
+        )));
     }
 
     #[test]
@@ -439,17 +556,17 @@ mod tests {
         let two = Workers::without_pool(2);
         // Starting at 1 ns per unit, parallel measured at 0.75 ns in two octaves.
         let r = Rates::<1000>::new();
-        r.record_parallel(1 << 10, Duration::from_nanos(768));
-        r.record_parallel(1 << 20, Duration::from_nanos(786_432));
-        assert!(measured_pays(1 << 10, &r, 1, two, || Some(1)));
-        assert!(measured_pays(1 << 20, &r, 1, two, || Some(2)));
+        record_both(&r, 1 << 10, Duration::from_nanos(768));
+        record_both(&r, 1 << 20, Duration::from_nanos(786_432));
+        assert!(measured_pays(1 << 10, &r, 1, two, false, || Some(1)));
+        assert!(measured_pays(1 << 20, &r, 1, two, false, || Some(2)));
         // Serial measured at 0.5 ns from 2^20 on: no there, still yes at 2^10.
         r.serial(1 << 20)
             .record(1 << 20, Duration::from_nanos(1 << 19));
         assert_eq!(r.serial_ns(1 << 20), 1 << 19);
         assert_eq!(r.serial_ns(1 << 10), 1 << 10);
-        assert!(!measured_pays(1 << 20, &r, 1, two, || Some(3)));
-        assert!(measured_pays(1 << 10, &r, 1, two, || Some(4)));
+        assert!(!measured_pays(1 << 20, &r, 1, two, false, || Some(3)));
+        assert!(measured_pays(1 << 10, &r, 1, two, false, || Some(4)));
     }
 
     #[test]
@@ -458,14 +575,65 @@ mod tests {
         let r = Rates::<1000>::new();
         // Measured slow (2 ns per unit) from 2^10 to 2^11 units: no there (no retry is due
         // in the first RETRY_NS).
-        r.record_parallel(1 << 10, Duration::from_nanos(2 << 10));
-        assert!(!measured_pays(1 << 10, &r, 1, two, || Some(1)));
-        assert!(!measured_pays((1 << 11) - 1, &r, 1, two, || Some(2)));
+        record_both(&r, 1 << 10, Duration::from_nanos(2 << 10));
+        assert!(!measured_pays(1 << 10, &r, 1, two, false, || Some(1)));
+        assert!(!measured_pays((1 << 11) - 1, &r, 1, two, false, || Some(2)));
         // Fast (0.5 ns) from 2^20 on: yes there, and still no at 2^10.
-        r.record_parallel(1 << 20, Duration::from_nanos(1 << 19));
-        assert!(measured_pays(1 << 20, &r, 1, two, || Some(3)));
-        assert!(!measured_pays(1 << 10, &r, 1, two, || Some(4)));
+        record_both(&r, 1 << 20, Duration::from_nanos(1 << 19));
+        assert!(measured_pays(1 << 20, &r, 1, two, false, || Some(3)));
+        assert!(!measured_pays(1 << 10, &r, 1, two, false, || Some(4)));
         // An octave with no measurement: estimated (a perfect split plus the trips).
-        assert_eq!(r.parallel(1 << 15).estimate_ns(1 << 15), 0);
+        assert_eq!(r.parallel(1 << 15, false).estimate_ns(1 << 15), 0);
+    }
+
+    #[test]
+    fn hot_and_cold_workers_have_rates_of_their_own() {
+        let two = Workers::without_pool(2);
+        let r = Rates::<1000>::new();
+        // Serial 1 ns per unit. Waking the workers measured at 3 ns per unit: no, when cold;
+        // on workers already awake, 0.6 ns: yes.
+        record(&r, 1 << 12, false, Duration::from_nanos(3 << 12));
+        record(&r, 1 << 12, true, Duration::from_nanos(600 << 12 >> 10));
+        assert!(!measured_pays(1 << 12, &r, 1, two, false, || Some(1)));
+        assert!(measured_pays(1 << 12, &r, 1, two, true, || Some(2)));
+        assert_eq!(r.parallel(1 << 12, false).estimate_ns(1 << 12), 3 << 12);
+    }
+
+    #[test]
+    fn back_to_back_calls_go_parallel_where_hot_workers_would_pay() {
+        let two = Workers::without_pool(2);
+        let r = Rates::<1000>::new();
+        // Serial 1 ns per unit; cold workers 3 ns, hot ones 0.6 ns.
+        record(&r, 1 << 12, false, Duration::from_nanos(3 << 12));
+        record(&r, 1 << 12, true, Duration::from_nanos(600 << 12 >> 10));
+        // The first cold choice: serial (and remembered).
+        assert!(!measured_pays(1 << 12, &r, 1, two, false, || None));
+        // The next, at once (well within the window): parallel, to wake the workers for the
+        // calls after it.
+        assert!(measured_pays(1 << 12, &r, 1, two, false, || None));
+        // After a pause longer than the window and an execution: serial again.
+        std::thread::sleep(Duration::from_nanos(window_ns() + (2 << 12)));
+        assert!(!measured_pays(1 << 12, &r, 1, two, false, || None));
+        // Where hot workers would not pay either, never.
+        let r = Rates::<1000>::new();
+        record(&r, 1 << 12, false, Duration::from_nanos(3 << 12));
+        record(&r, 1 << 12, true, Duration::from_nanos(2 << 12));
+        for _ in 0..3 {
+            assert!(!measured_pays(1 << 12, &r, 1, two, false, || None));
+        }
+    }
+
+    #[test]
+    fn a_parallel_rate_decides_after_enough_executions() {
+        let two = Workers::without_pool(2);
+        let r = Rates::<1000>::new();
+        // Serial 1 ns per unit (2^20 units: 1 ms, far above any trip); parallel measured at
+        // 3 ns: the first executions do not decide.
+        for _ in 1..TRUST_SAMPLES {
+            r.record_parallel(1 << 20, true, Duration::from_nanos(3 << 20));
+            assert!(measured_pays(1 << 20, &r, 1, two, true, || None));
+        }
+        r.record_parallel(1 << 20, true, Duration::from_nanos(3 << 20));
+        assert!(!measured_pays(1 << 20, &r, 1, two, true, || None));
     }
 }

@@ -328,7 +328,7 @@ fn run_packed<U: Word>(
         }
     };
     let rates = rates(&other);
-    if cost::parallel_pays(bytes, &PARALLEL, rates, 1, workers) {
+    if let cost::Path::Parallel { hot } = cost::parallel_pays(bytes, &PARALLEL, rates, 1, workers) {
         // Several parts per worker (the threads that run take the parts of one that is
         // descheduled), each of at least PART_MIN_BYTES (a claim costs a shared cache line).
         let min_rows = (PART_MIN_BYTES / (w * U::SIZE)).max(1);
@@ -339,7 +339,7 @@ fn run_packed<U: Word>(
         });
         // Only the sizes the choice is made for.
         if bytes < PARALLEL.ceiling {
-            rates.record_parallel(bytes, t.elapsed());
+            rates.record_parallel(bytes, hot, t.elapsed());
         }
         r
     } else if (TIMED_MIN_BYTES..PARALLEL.ceiling).contains(&bytes) {

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use super::rows::{Emit, Writer};
 use super::source::Source;
 use crate::error::{Error, Result};
-use crate::op::cost::{self, Bounds, Rates};
+use crate::op::cost::{self, Bounds, Path, Rates};
 use crate::op::kind::OpKind;
 use crate::op::nonzero::NonZeroPlan;
 use crate::op::simd::Word;
@@ -84,12 +84,18 @@ pub(super) fn drive<U: Word>(
     let shared = match rows {
         Writer::Parallel(rows) if workers.threads > 1 && m >= PARALLEL.floor => {
             let split = Split::new(m, workers.threads.min(MAX_THREADS), src.min_chunk());
-            (split.parts > 1 && cost::parallel_pays(m, &PARALLEL, rates, split.trips(), workers))
-                .then_some((rows, split))
+            let path = match split.parts {
+                1 => Path::Serial,
+                _ => cost::parallel_pays(m, &PARALLEL, rates, split.trips(), workers),
+            };
+            match path {
+                Path::Parallel { hot } => Some((rows, split, hot)),
+                Path::Serial => None,
+            }
         }
         _ => None,
     };
-    let Some((rows, split)) = shared else {
+    let Some((rows, split, hot)) = shared else {
         let rows = rows.on_this_thread();
         if let Some(input) = src.packed() {
             // (A clock read costs about a fifth of a small execution: only timed sizes read it.)
@@ -128,7 +134,7 @@ pub(super) fn drive<U: Word>(
 
     let t = std::time::Instant::now();
     let total = parallel(src, rows, &split, workers)?;
-    rates.record_parallel(m, t.elapsed());
+    rates.record_parallel(m, hot, t.elapsed());
     Ok(total)
 }
 
