@@ -140,10 +140,6 @@ pub use op::{Input, OperatorDesc};
 pub use tensor::{calc_buffer_tensor_size, DataType, TensorDesc};
 pub use version::{DMLS_VERSION_MAJOR, DMLS_VERSION_MINOR, DMLS_VERSION_PATCH};
 
-/// Sets the SIMD level of this process from now on, as `DMLS_SIMD` does at start-up, so that
-/// a benchmark can alternate the levels in one process: `"portable"`, `"sse2"`, `"avx2"` or
-/// `"avx512"` (in any case), lowered to the best level the CPU has. Returns the name of the level set, or
-/// `None` (and changes nothing) for another name. Not part of the supported API.
 /// Makes the kernels take their parallel paths wherever an input is large enough to have one,
 /// from now on in this process, as `DMLS_PARALLEL=always` in the environment does (which the
 /// library reads once): for tests. Not part of the supported API.
@@ -152,6 +148,19 @@ pub fn force_parallel_paths() {
     op::cost::force_parallel();
 }
 
+/// Makes DIAGONAL_MATRIX1 write with streaming stores from `bytes` touched (output, and input
+/// if any) on, from now on in this process, instead of from this machine's last-level cache
+/// size: for tests, which must reach both store paths on any machine. Not part of the
+/// supported API.
+#[doc(hidden)]
+pub fn force_streaming_from(bytes: u64) {
+    op::force_streaming_from(bytes);
+}
+
+/// Sets the SIMD level of this process from now on, as `DMLS_SIMD` does at start-up, so that
+/// a benchmark can alternate the levels in one process: `"portable"`, `"sse2"`, `"avx2"` or
+/// `"avx512"` (in any case), lowered to the best level the CPU has. Returns the name of the level set, or
+/// `None` (and changes nothing) for another name. Not part of the supported API.
 #[doc(hidden)]
 pub fn force_simd_level(name: &str) -> Option<&'static str> {
     use op::simd::isa::{Isa, Level};

@@ -14,6 +14,7 @@ use crate::tensor::TensorDesc;
 pub(crate) mod cost;
 pub(crate) mod diagonal;
 mod diagonal_kernel;
+pub(crate) use diagonal_kernel::force_streaming_from;
 pub(crate) mod kind;
 pub(crate) mod nonzero;
 mod nonzero_kernel;

@@ -44,10 +44,12 @@ pub use threads::*;
 
 /// Makes the kernels take their parallel paths wherever an input is large enough to have one
 /// (as `DMLS_PARALLEL=always` does), instead of where this machine's measured costs say they
-/// pay: the parallel-path tests call it first. The variable is set too, for the child
-/// processes a test starts.
+/// pay, and DIAGONAL_MATRIX1 its streaming stores from 8 MiB touched on, whatever this
+/// machine's cache: the tests of the large paths call it first. The variable is set too, for
+/// the child processes a test starts.
 pub fn force_parallel_paths() {
     directml_subset::force_parallel_paths();
+    directml_subset::force_streaming_from(8 << 20);
     // Every test that calls this sets the same value; std::env serialises reads and writes.
     std::env::set_var("DMLS_PARALLEL", "always");
 }

@@ -8,6 +8,8 @@
 //! (non-temporal stores, with runs merged across rows). CPUs with AVX-512 run the AVX2 code
 //! (see `simd::dispatch`). Large outputs are split into row ranges across the workers. Strided layouts go segment by segment, element by element.
 
+use core::sync::atomic::{AtomicU64, Ordering};
+
 use super::cost::{self, Bounds, Rates};
 use super::diagonal::DiagonalPlan;
 use super::simd::isa::Level;
@@ -47,9 +49,63 @@ fn rates<U: Word>(other: &Other<'_, U>) -> &'static Rates<50> {
 const PART_MIN_BYTES: usize = 16 << 10;
 /// Serial executions of at least this many output bytes are timed for [`RATES`].
 const TIMED_MIN_BYTES: u64 = 16 << 10;
-/// Outputs of at least this many bytes (too many to stay in cache for whoever reads them next)
-/// are written with non-temporal stores, which skip reading each cache line before writing it.
+/// Executions that touch at least this many bytes (output, and input if any) are written with
+/// non-temporal stores, which skip reading each cache line before writing it, where this
+/// machine's last-level cache size is not known ([`stream_min_bytes`]).
 const STREAM_MIN_BYTES: u64 = 8 << 20;
+
+/// Executions that touch at least this many bytes (too many to stay in cache for whoever reads
+/// the output next) are written with non-temporal stores: the last-level cache's size where
+/// Linux reports it, else [`STREAM_MIN_BYTES`]. Below it, plain stores leave the output in the
+/// cache. On an AMD Zen 5 with 32 MiB of L3 (two vCPUs), plain stores wrote a 16 MiB
+/// identity in 0.71x the time of streaming ones on one thread, 0.84x on two; an upper triangle
+/// from a 16 MiB input (32 MiB touched) took 2.9x the time with plain stores.
+fn stream_min_bytes() -> u64 {
+    match STREAM_FROM.load(Ordering::Relaxed) {
+        0 => {
+            let bytes = last_level_cache_bytes().unwrap_or(STREAM_MIN_BYTES);
+            // A racing `force_streaming_from` wins.
+            let _ = STREAM_FROM.compare_exchange(0, bytes, Ordering::Relaxed, Ordering::Relaxed);
+            STREAM_FROM.load(Ordering::Relaxed)
+        }
+        bytes => bytes,
+    }
+}
+
+/// [`stream_min_bytes`] once known (0 before).
+static STREAM_FROM: AtomicU64 = AtomicU64::new(0);
+
+/// Writes outputs with streaming stores from `bytes` touched on, from now on in this process
+/// (for tests, which must reach the streaming path whatever this machine's cache).
+pub(crate) fn force_streaming_from(bytes: u64) {
+    STREAM_FROM.store(bytes.max(1), Ordering::Relaxed);
+}
+
+/// The size of the largest cache of CPU 0 that Linux reports in sysfs (`size` of
+/// `cpu0/cache/index*`, such as "32768K"), or `None`.
+fn last_level_cache_bytes() -> Option<u64> {
+    (0..16)
+        .filter_map(|i| {
+            let path = format!("/sys/devices/system/cpu/cpu0/cache/index{i}/size");
+            parse_cache_size(std::fs::read_to_string(path).ok()?.trim())
+        })
+        .max()
+}
+
+/// "32768K", "1M" or "512" (bytes) as bytes.
+fn parse_cache_size(s: &str) -> Option<u64> {
+    let (digits, unit) = match s.as_bytes().last()? {
+        b'K' | b'k' => (&s[..s.len() - 1], 1 << 10),
+        b'M' | b'm' => (&s[..s.len() - 1], 1 << 20),
+        b'G' | b'g' => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()?
+        .checked_mul(unit)
+        .filter(|&b| b > 0)
+}
 /// Rows narrower than this many bytes are written element by element.
 const SMALL_ROW_BYTES: usize = 64;
 /// With AVX2, rows from 32 bytes to this many are written by `avx2::rows_avx2` (vector runs
@@ -282,7 +338,11 @@ fn run_packed<U: Word>(
     let isa = Isa::detect();
     // Portable code has no streaming stores to gain from (its gathered units were 20-35x slower
     // than plain writes at 2^22-2^26 FLOAT32 elements on AMD Zen 5).
-    let stream = bytes >= STREAM_MIN_BYTES
+    let touched = match other {
+        Other::From(_) => 2 * bytes,
+        Other::Zero | Other::Keep => bytes,
+    };
+    let stream = touched >= stream_min_bytes()
         && w * U::SIZE >= STREAM_MIN_ROW_BYTES
         && isa.level() != Level::Portable;
     let do_rows = |first_row: usize, chunk: &mut [U]| {
@@ -452,6 +512,22 @@ fn run_strided<U: Word>(plan: &DiagonalPlan, value: U, out: &mut [U], other: Oth
                     }
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_cache_size;
+
+    #[test]
+    fn cache_sizes_as_linux_writes_them() {
+        assert_eq!(parse_cache_size("32768K"), Some(32 << 20));
+        assert_eq!(parse_cache_size("1M"), Some(1 << 20));
+        assert_eq!(parse_cache_size("2G"), Some(2 << 30));
+        assert_eq!(parse_cache_size("512"), Some(512));
+        for bad in ["", "K", "0K", "-1K", "12Q", "x"] {
+            assert_eq!(parse_cache_size(bad), None, "{bad:?}");
         }
     }
 }
