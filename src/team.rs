@@ -9,8 +9,10 @@
 //! parts with one atomic operation until none is left; the caller then waits for the parts
 //! still running elsewhere.
 //!
-//! Workers join the team through rayon: the caller spawns as many as the job can use (no more
-//! than its parts) that are not already on it, and each of them wakes at once. After its last
+//! Workers join the team through rayon, as many as the job can use (no more than its parts)
+//! that are not already on it: the caller calls two, and each worker that joins calls up to
+//! two more while the job has parts left, so the caller pays for two wakes, not one per
+//! worker, and starts on its parts at once. After its last
 //! part a worker stays on the team for a bounded **hot window** (100 µs unless
 //! `DMLS_SPIN_US` says otherwise), waiting on the job counter with `pause`, so that the next
 //! execution finds it awake; then it goes back to rayon, which puts it to sleep. A process that
@@ -69,6 +71,11 @@ const MAX_SPIN_US: u64 = 1_000_000;
 const DESCHEDULED_NS: u64 = 200_000;
 /// How long a team stays contended after a worker found it was descheduled.
 const CONTENDED_NS: u64 = 5_000_000;
+/// Workers that the caller of a job, and then each worker that joins, calls at most (a call
+/// wakes a sleeping thread: a system call, and on a virtual machine an interrupt to another
+/// virtual CPU). For fifteen workers the caller makes two calls, and each round of workers
+/// that wake doubles those awake.
+const FIRST_CALLS: usize = 2;
 /// `pause` instructions between two looks at the job state.
 const PAUSES: u32 = 16;
 /// Looks at the job state between two clock reads.
@@ -141,6 +148,8 @@ pub(crate) struct Team {
     done: Line<AtomicUsize>,
     /// Workers on the team or on their way to it (spawned, not yet left).
     hot: AtomicUsize,
+    /// Workers the last job could use.
+    wanted: AtomicUsize,
     /// A caller holds the team.
     busy: AtomicBool,
     /// The pool is gone: workers leave.
@@ -160,6 +169,7 @@ impl Team {
             job: AtomicPtr::new(core::ptr::null_mut()),
             done: Line(AtomicUsize::new(0)),
             hot: AtomicUsize::new(0),
+            wanted: AtomicUsize::new(0),
             busy: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             contended_until: AtomicU64::new(0),
@@ -240,10 +250,14 @@ impl Team {
         self.state
             .store(job_state(generation, parts), Ordering::Release);
 
-        // Workers to call: as many as the parts can use, less those on the team already.
+        // Workers to call: as many as the parts can use, less those on the team already. The
+        // caller wakes at most `FIRST_CALLS` itself and each worker that joins calls up to as
+        // many more (`Team::recruit`), so that the caller starts on its parts after a wake or
+        // two, not one per worker.
         let want = helpers.min(parts - 1).min(self.threads);
+        self.wanted.store(want, Ordering::Relaxed);
         let hot = self.hot.load(Ordering::Acquire);
-        for _ in hot..want {
+        for _ in hot..want.min(hot + FIRST_CALLS) {
             self.hot.fetch_add(1, Ordering::AcqRel);
             let team = Arc::clone(self);
             pool.spawn(move || team.serve());
@@ -297,15 +311,47 @@ impl Team {
         }
     }
 
+    /// Calls up to [`FIRST_CALLS`] more workers while the team has fewer than the current job
+    /// wanted and the job has parts left to claim (on a worker of the pool, whose
+    /// `rayon::spawn` goes to that pool). Once its parts are claimed, no worker calls another,
+    /// so the calls end with the job.
+    fn recruit(self: &Arc<Self>) {
+        for _ in 0..FIRST_CALLS {
+            let mut hot = self.hot.load(Ordering::Acquire);
+            loop {
+                let s = self.state.load(Ordering::Acquire);
+                let parts_left = (s & FIELD_MASK) < ((s >> NEXT_BITS) & FIELD_MASK);
+                if !parts_left
+                    || hot >= self.wanted.load(Ordering::Relaxed)
+                    || self.closed.load(Ordering::Acquire)
+                {
+                    return;
+                }
+                match self.hot.compare_exchange_weak(
+                    hot,
+                    hot + 1,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                ) {
+                    Ok(_) => break,
+                    Err(now) => hot = now,
+                }
+            }
+            let team = Arc::clone(self);
+            rayon::spawn(move || team.serve());
+        }
+    }
+
     /// A worker on the team: runs parts while there are any, then waits for the next job
     /// for the hot window (or leaves at once under contention), then returns to rayon.
-    fn serve(&self) {
+    fn serve(self: &Arc<Self>) {
         if ON_TEAM.get() {
             // Found while looking for rayon work on a team already: this thread is on one.
             self.hot.fetch_sub(1, Ordering::AcqRel);
             return;
         }
         ON_TEAM.set(true);
+        self.recruit();
         let window = window_ns();
         let mut idle_since = Instant::now();
         let mut last = idle_since;
@@ -488,6 +534,20 @@ mod tests {
             sum.fetch_add(i as u64, Ordering::Relaxed);
         });
         assert_eq!(sum.load(Ordering::Relaxed), 45);
+    }
+
+    #[test]
+    fn every_worker_joins_a_long_job() {
+        // The caller calls two workers, which call the others: all eight threads take parts
+        // of a job that lasts long enough (its parts sleep, so this holds on any core count).
+        let pool = pool(7);
+        let team = Arc::new(Team::new(7));
+        let ids = Mutex::new(std::collections::HashSet::new());
+        team.run(&pool, 200, 7, &|_| {
+            ids.lock().unwrap().insert(std::thread::current().id());
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        });
+        assert_eq!(ids.lock().unwrap().len(), 8);
     }
 
     #[test]
