@@ -63,7 +63,9 @@ const STREAM_MIN_BYTES: u64 = 8 << 20;
 fn stream_min_bytes() -> u64 {
     match STREAM_FROM.load(Ordering::Relaxed) {
         0 => {
-            let bytes = last_level_cache_bytes().unwrap_or(STREAM_MIN_BYTES);
+            let bytes = last_level_cache_bytes()
+                .unwrap_or(STREAM_MIN_BYTES)
+                .max(STREAM_FLOOR_BYTES);
             // A racing `force_streaming_from` wins.
             let _ = STREAM_FROM.compare_exchange(0, bytes, Ordering::Relaxed, Ordering::Relaxed);
             STREAM_FROM.load(Ordering::Relaxed)
@@ -71,6 +73,9 @@ fn stream_min_bytes() -> u64 {
         bytes => bytes,
     }
 }
+
+/// Streaming stores never start below this many bytes touched, whatever the cache.
+const STREAM_FLOOR_BYTES: u64 = 1 << 20;
 
 /// [`stream_min_bytes`] once known (0 before).
 static STREAM_FROM: AtomicU64 = AtomicU64::new(0);
@@ -342,7 +347,9 @@ fn run_packed<U: Word>(
         Other::From(_) => 2 * bytes,
         Other::Zero | Other::Keep => bytes,
     };
-    let stream = touched >= stream_min_bytes()
+    // (The constant first: small executions skip the load.)
+    let stream = touched >= STREAM_FLOOR_BYTES
+        && touched >= stream_min_bytes()
         && w * U::SIZE >= STREAM_MIN_ROW_BYTES
         && isa.level() != Level::Portable;
     let do_rows = |first_row: usize, chunk: &mut [U]| {
