@@ -108,6 +108,15 @@ impl Workers<'_> {
         }
     }
 
+    /// True while the team of this execution's pool is contended (its workers found more
+    /// threads than cores wanting to run, and leave after each job). Starts nothing; reads the
+    /// clock.
+    pub fn contended(&self) -> bool {
+        self.pool
+            .and_then(|pool| pool.peek())
+            .is_some_and(|slot| slot.team.contended())
+    }
+
     /// Runs `job(i)` once for each part `i` in `0..parts`, on this thread and on as many of
     /// the device's workers as the parts can use (see [`crate::team`]), and returns when all
     /// have finished. A one-thread device runs them in order on this thread. Fails (before

@@ -194,7 +194,7 @@ impl Team {
 
     /// True while the team is contended, or always when its pool has more threads than the
     /// process has cores.
-    fn contended(&self) -> bool {
+    pub fn contended(&self) -> bool {
         self.threads > cores() || self.contended_until.load(Ordering::Relaxed) > now_ns()
     }
 

@@ -237,8 +237,9 @@ impl<const INITIAL: u64> Rates<INITIAL> {
     /// True when the previous choice that found the workers cold where hot ones would have
     /// paid was less than the hot window plus one serial execution before this one: the
     /// caller calls back to back, so the workers that this execution wakes will still be on
-    /// the team for its next one, which then finds them hot. (Each choice alone would stay
-    /// serial: the wake costs more than one execution gains.) Reads the clock.
+    /// the team for its next one, which then finds them hot (unless the team is contended,
+    /// which the caller checks). (Each choice alone would stay serial: the wake costs more
+    /// than one execution gains.) Reads the clock.
     fn back_to_back(&self, serial_ns: u64) -> bool {
         let window = window_ns();
         if window == 0 {
@@ -353,7 +354,9 @@ fn measured_pays<const I: u64>(
             gains(serial, workers.threads as u64, trips, trip_ns(workers))
         }
     };
-    let pays = pays_when(hot) || (!hot && pays_when(true) && rates.back_to_back(serial));
+    // Under contention workers leave after each job: the next one finds them cold too.
+    let pays = pays_when(hot)
+        || (!hot && pays_when(true) && rates.back_to_back(serial) && !workers.contended());
     match now() {
         None => pays,
         Some(now) if pays => !retry_due(&rates.serial_retried, now),
