@@ -3,8 +3,9 @@
 # measurement): builds it here and writes target/carry/ with
 #
 #   kernels   the benchmark's executable (needs only the C library)
-#   run.sh    runs `kernels threads` and `kernels oversub` there and writes their tables and
-#             the CSV under $OUT (default: target/carry/out)
+#   run.sh    runs `kernels threads` (as measured, then with DMLS_PARALLEL=always, so that the
+#             parallel paths' own cost shows beside the library's choice) and `kernels oversub`
+#             there and writes their tables and CSVs under $OUT (default: target/carry/out)
 #
 # Then, on the other machine, from a copy of the tree that holds target/carry/:
 #   bash target/carry/run.sh
@@ -24,6 +25,8 @@ out=${OUT:-$here/out}
 mkdir -p "$out"
 { nproc; grep -m1 'model name' /proc/cpuinfo; } > "$out/machine.txt"
 DMLS_THREADS_CSV="$out/threads.csv" "$here/kernels" threads 2>&1 | tee "$out/threads.txt"
+DMLS_PARALLEL=always DMLS_THREADS_CSV="$out/threads-forced.csv" "$here/kernels" threads \
+    > "$out/threads-forced.txt" 2>&1
 "$here/kernels" oversub 2>&1 | tee "$out/oversub.txt"
 RUN
 chmod +x target/carry/run.sh
