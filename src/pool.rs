@@ -250,17 +250,10 @@ impl LazyPool {
     /// fork). Fails only when the threads cannot be started.
     #[inline]
     pub fn get(&self) -> Result<&Slot> {
-        let slot = self.slot.load(Ordering::Acquire);
-        if !slot.is_null() {
-            // SAFETY: a non-null slot came from `Box::into_raw` in `build` and is freed only by
-            // `drop`, which cannot run while `self` is borrowed; the Acquire load pairs with the
-            // Release of the compare-exchange that published it.
-            let slot = unsafe { &*slot };
-            if slot.generation == GENERATION.load(Ordering::Relaxed) {
-                return Ok(slot);
-            }
+        match self.peek() {
+            Some(slot) => Ok(slot),
+            None => self.build(self.slot.load(Ordering::Acquire)),
         }
-        self.build(slot)
     }
 
     /// The pool if this process has built one, else `None` (builds nothing).
@@ -270,7 +263,9 @@ impl LazyPool {
         if slot.is_null() {
             return None;
         }
-        // SAFETY: as in `get`.
+        // SAFETY: a non-null slot came from `Box::into_raw` in `build` and is freed only by
+        // `drop`, which cannot run while `self` is borrowed; the Acquire load pairs with the
+        // Release of the compare-exchange that published it.
         let slot = unsafe { &*slot };
         (slot.generation == GENERATION.load(Ordering::Relaxed)).then_some(slot)
     }

@@ -57,6 +57,14 @@ fn job_state(generation: u64, parts: usize) -> u64 {
     (generation << GEN_SHIFT) | ((parts as u64) << NEXT_BITS)
 }
 
+/// A job state's next unclaimed part and part count.
+fn next_and_count(state: u64) -> (usize, usize) {
+    (
+        (state & FIELD_MASK) as usize,
+        ((state >> NEXT_BITS) & FIELD_MASK) as usize,
+    )
+}
+
 /// The hot window when `DMLS_SPIN_US` is not set, in microseconds. A cold trip (waking the
 /// workers through rayon) cost 25–100 µs on 16 cores of a virtual machine: waiting about as
 /// long as a cold trip costs before sleeping is the classic bound for spinning (it never
@@ -280,8 +288,7 @@ impl Team {
     fn claim_and_run(&self) -> bool {
         let mut s = self.state.load(Ordering::Acquire);
         loop {
-            let part = (s & FIELD_MASK) as usize;
-            let parts = ((s >> NEXT_BITS) & FIELD_MASK) as usize;
+            let (part, parts) = next_and_count(s);
             if part >= parts {
                 return false;
             }
@@ -320,7 +327,8 @@ impl Team {
             let mut hot = self.hot.load(Ordering::Acquire);
             loop {
                 let s = self.state.load(Ordering::Acquire);
-                let parts_left = (s & FIELD_MASK) < ((s >> NEXT_BITS) & FIELD_MASK);
+                let (next, count) = next_and_count(s);
+                let parts_left = next < count;
                 if !parts_left
                     || hot >= self.wanted.load(Ordering::Relaxed)
                     || self.closed.load(Ordering::Acquire)

@@ -86,7 +86,8 @@ pub(super) fn drive<U: Word>(
             let split = Split::new(m, workers.threads.min(MAX_THREADS), src.min_chunk());
             let path = match split.parts {
                 1 => Path::Serial,
-                _ => cost::parallel_pays(m, &PARALLEL, rates, split.trips(), workers),
+                // One trip through the workers.
+                _ => cost::parallel_pays(m, &PARALLEL, rates, 1, workers),
             };
             match path {
                 Path::Parallel { hot } => Some((rows, split, hot)),
@@ -159,11 +160,6 @@ impl Split {
             part,
             parts: m.div_ceil(part) as usize,
         }
-    }
-
-    /// Trips through the workers: one.
-    fn trips(&self) -> u64 {
-        1
     }
 
     /// Elements of part `i`.
