@@ -108,6 +108,18 @@ impl Workers<'_> {
         }
     }
 
+    /// True when every worker an execution would call is called already, on the team or on
+    /// its way to it (see [`crate::team::Team::called`]), so that a parallel execution now
+    /// would wake none. Starts nothing.
+    pub fn called(&self) -> bool {
+        match self.pool {
+            Some(pool) if self.threads > 1 => pool
+                .peek()
+                .is_some_and(|slot| slot.team.called(self.threads - 1)),
+            _ => false,
+        }
+    }
+
     /// True while the team of this execution's pool is contended (its workers found more
     /// threads than cores wanting to run, and leave after each job). Starts nothing; reads the
     /// clock.

@@ -154,8 +154,14 @@ pub(crate) struct Team {
     job: AtomicPtr<()>,
     /// Parts of the current job finished.
     done: Line<AtomicUsize>,
-    /// Workers on the team or on their way to it (spawned, not yet left).
+    /// Workers on the team or on their way to it (called, not yet left).
     hot: AtomicUsize,
+    /// Workers on the team: called and arrived, not yet left. A called worker may take a long
+    /// time to arrive: a wake lands it in some core's run queue, and a scheduler that packs
+    /// threads onto few cores puts it behind the caller, which then runs on without it (on a
+    /// 2-vCPU virtual machine that packs threads, 99% of wakes landed on the waker's core,
+    /// and a called worker arrived only after 2.8 ms of back-to-back executions).
+    arrived: AtomicUsize,
     /// Workers the last job could use.
     wanted: AtomicUsize,
     /// A caller holds the team.
@@ -177,6 +183,7 @@ impl Team {
             job: AtomicPtr::new(core::ptr::null_mut()),
             done: Line(AtomicUsize::new(0)),
             hot: AtomicUsize::new(0),
+            arrived: AtomicUsize::new(0),
             wanted: AtomicUsize::new(0),
             busy: AtomicBool::new(false),
             closed: AtomicBool::new(false),
@@ -187,12 +194,21 @@ impl Team {
     }
 
     /// True when at least `helpers` workers (or the pool's threads, if fewer) are on the team,
-    /// within their hot window or on their way to it, and no caller holds it: a job now
-    /// would not wake any. (Under contention workers leave after each job, so the count falls
-    /// to 0 by itself.)
+    /// within their hot window, and no caller holds it: a job now would find them awake.
+    /// Workers called but not arrived do not count: a job would wait for them as for a wake.
+    /// (Under contention workers leave after each job, so the count falls to 0 by itself.)
     pub fn hot(&self, helpers: usize) -> bool {
         let want = helpers.min(self.threads);
-        want > 0 && self.hot.load(Ordering::Relaxed) >= want && !self.busy.load(Ordering::Relaxed)
+        want > 0
+            && self.arrived.load(Ordering::Relaxed) >= want
+            && !self.busy.load(Ordering::Relaxed)
+    }
+
+    /// True when at least `helpers` workers (or the pool's threads, if fewer) have been called
+    /// and have not left, whether or not they have arrived: a job now would call no other
+    /// (the called ones count as on their way).
+    pub fn called(&self, helpers: usize) -> bool {
+        self.hot.load(Ordering::Relaxed) >= helpers.min(self.threads)
     }
 
     /// Tells the workers on the team to leave (the pool is being dropped).
@@ -359,6 +375,7 @@ impl Team {
             return;
         }
         ON_TEAM.set(true);
+        self.arrived.fetch_add(1, Ordering::AcqRel);
         self.recruit();
         let window = window_ns();
         let mut idle_since = Instant::now();
@@ -404,6 +421,7 @@ impl Team {
             }
         }
         ON_TEAM.set(false);
+        self.arrived.fetch_sub(1, Ordering::AcqRel);
         self.hot.fetch_sub(1, Ordering::AcqRel);
     }
 }
@@ -542,6 +560,39 @@ mod tests {
             sum.fetch_add(i as u64, Ordering::Relaxed);
         });
         assert_eq!(sum.load(Ordering::Relaxed), 45);
+    }
+
+    #[test]
+    fn a_called_worker_is_hot_once_it_arrives() {
+        // The pool's one thread is held, so the worker called by a job cannot arrive: the
+        // caller runs every part, and the team is calling, not hot, until the thread is free.
+        let pool = pool(1);
+        let team = Arc::new(Team::new(1));
+        let (hold, held) = std::sync::mpsc::channel::<()>();
+        let (started, start) = std::sync::mpsc::channel::<()>();
+        pool.spawn(move || {
+            started.send(()).unwrap();
+            let _ = held.recv();
+        });
+        start.recv().unwrap();
+        let caller = std::thread::current().id();
+        let ran = AtomicU32::new(0);
+        team.run(&pool, 4, 1, &|_| {
+            assert_eq!(std::thread::current().id(), caller);
+            ran.fetch_add(1, Ordering::Relaxed);
+        });
+        assert_eq!(ran.load(Ordering::Relaxed), 4);
+        assert!(team.called(1));
+        assert!(!team.hot(1));
+        hold.send(()).unwrap();
+        // The worker arrives and waits out its window (or leaves at once if this machine
+        // counts as contended), then leaves: hot until then, and neither called nor hot after.
+        let t = Instant::now();
+        while team.called(1) {
+            assert!(t.elapsed().as_secs() < 10, "the worker never left");
+            std::thread::yield_now();
+        }
+        assert!(!team.hot(1));
     }
 
     #[test]

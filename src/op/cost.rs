@@ -5,16 +5,17 @@
 //! Three measurements feed the choice, all process-wide, the first two kept by each kernel per
 //! class of its work ([`Rates`]: one kind of input and output layout and element size, whose
 //! cost per unit differs from another's by up to several times):
-//! - [`Rate`]: the time per unit of work (input elements, output bytes) of the kernel's own
-//!   serial executions, a moving average kept per octave of sizes (units from
+//! - [`SerialRate`]: the time per unit of work (input elements, output bytes) of the kernel's
+//!   own serial executions, a moving average kept per octave of sizes (units from
 //!   2^k to 2^(k+1): small inputs pay more per unit for the call, large ones for memory
 //!   beyond the caches), starting at a given rate;
-//! - the time per unit of the kernel's parallel executions, kept per octave too (its
-//!   trips cost the same at every size, so a rate measured on large inputs would call the
-//!   parallel path cheap for small ones), and apart for executions that found the workers
-//!   awake (hot: within their window) and those that woke them (cold: a wake costs tens of
-//!   microseconds on a virtual machine, a trip to hot workers a few), once there has been
-//!   one in that octave and state (until then, a perfect split plus the trips is assumed;
+//! - [`ParallelRate`]: the time per unit of the kernel's parallel executions, the median of the
+//!   last eight, kept per octave too (its trips cost the same at every size, so a rate
+//!   measured on large inputs would call the parallel path cheap for small ones), and apart
+//!   for executions that found the workers on the team (hot: arrived, within their window)
+//!   and those that had to call them (cold: a wake costs tens of microseconds on a virtual
+//!   machine, a trip to hot workers a few), once there have been eight in that octave and
+//!   state (until then, a perfect split plus the trips is assumed;
 //!   when that rate says no, the parallel path is still retried once every [`RETRY_NS`]
 //!   (100 ms) per state, so a busy moment does not rule it out for good, at a cost of one
 //!   trip per 100 ms; and when it says yes, the serial path is retried as often, so that the
@@ -34,61 +35,30 @@ use std::time::{Duration, Instant};
 use crate::pool::Workers;
 use crate::team::{now_ns, window_ns};
 
-/// A kernel's cost per unit of work, in picoseconds, as a moving average.
-///
-/// A serial rate ([`Rate::serial`]) leans towards its fast executions: a faster one moves
-/// it half way, a slower one a sixteenth. A serial execution is slowed by whatever else runs,
-/// above all by the pool's own workers, which spin for a while after each parallel execution:
-/// an even average would count that against the serial path and so choose the parallel path
-/// more, which keeps the workers spinning (measured: a 2^14-element NonZero on two vCPUs took
-/// 1.04–1.4× the one-thread time that way). A parallel rate ([`Rate::parallel`]) leans less:
-/// a faster execution moves it half way, a slower one an eighth. Its slow executions are
-/// mostly the first ones (pages of new buffers, caches, the clock speeding up: on two vCPUs
-/// the first hot executions of a 2^20-element NonZero took twice the later ones) and those
-/// whose thread lost its core; a rate that kept them long would keep the parallel path off
-/// where it gains, and a rate that says no is measured again only once per [`RETRY_NS`].
-pub(crate) struct Rate<const LEAN_FAST: bool> {
-    picos_per_unit: AtomicU64,
-    /// Executions recorded (saturating at `u32::MAX`; racing updates may lose one).
-    samples: AtomicU32,
+/// A kernel's serial cost per unit of work, in femtoseconds, as a moving average that leans
+/// towards its fast executions: a faster one moves it half way, a slower one a sixteenth. A
+/// serial execution is slowed by whatever else runs, above all by the pool's own workers,
+/// which spin for a while after each parallel execution: an even average would count that
+/// against the serial path and so choose the parallel path more, which keeps the workers
+/// spinning (measured: a 2^14-element NonZero on two vCPUs took 1.04–1.4× the one-thread time
+/// that way). A serial execution's time varies little otherwise, so this is close to its
+/// typical time.
+pub(crate) struct SerialRate {
+    femtos_per_unit: AtomicU64,
 }
 
-/// Parallel executions of an octave (and state of the workers) recorded before its rate decides
-/// ([`Rate::trusted`]); until then the choice assumes a perfect split plus the trips. The first
-/// executions of a process are slow for reasons that do not last (new buffers' pages, cold
-/// caches, a clock speeding up: on two vCPUs the first parallel execution of a 2^18-element
-/// NonZero on hot workers took 1.7× the serial time, the later ones 0.7×), and a rate that
-/// says no is measured again only once per [`RETRY_NS`].
-const TRUST_SAMPLES: u32 = 8;
-
-/// A serial rate (leans towards fast executions).
-pub(crate) type SerialRate = Rate<true>;
-
-impl Rate<true> {
-    /// A serial rate that starts at `picos_per_unit` until the first measurement (0: unknown,
-    /// and the first measurement is taken whole).
-    pub const fn serial(picos_per_unit: u64) -> SerialRate {
-        Rate {
-            picos_per_unit: AtomicU64::new(picos_per_unit),
-            samples: AtomicU32::new(0),
+impl SerialRate {
+    /// A serial rate that starts at `femtos_per_unit` until the first measurement (0:
+    /// unknown, and the first measurement is taken whole).
+    pub const fn new(femtos_per_unit: u64) -> SerialRate {
+        SerialRate {
+            femtos_per_unit: AtomicU64::new(femtos_per_unit),
         }
     }
-}
 
-impl Rate<false> {
-    /// A parallel rate, unknown (0) until its first measurement, which it takes whole.
-    pub const fn parallel() -> Rate<false> {
-        Rate {
-            picos_per_unit: AtomicU64::new(0),
-            samples: AtomicU32::new(0),
-        }
-    }
-}
-
-impl<const LEAN_FAST: bool> Rate<LEAN_FAST> {
-    /// The estimated time of `units` units, in nanoseconds (0 while a parallel rate is unknown).
+    /// The estimated time of `units` units, in nanoseconds (0 while unknown).
     pub fn estimate_ns(&self, units: u64) -> u64 {
-        units.saturating_mul(self.picos_per_unit.load(Ordering::Relaxed)) / 1000
+        ns(units, self.femtos_per_unit.load(Ordering::Relaxed))
     }
 
     /// Adds an execution of `units` units that took `elapsed`. Racing updates may lose
@@ -97,26 +67,102 @@ impl<const LEAN_FAST: bool> Rate<LEAN_FAST> {
         if units == 0 {
             return;
         }
-        let sample = (elapsed.as_nanos().saturating_mul(1000) / u128::from(units)) as u64;
-        let old = self.picos_per_unit.load(Ordering::Relaxed);
+        let sample = femtos_per_unit(units, elapsed);
+        let old = self.femtos_per_unit.load(Ordering::Relaxed);
         // The first measurement of an unknown rate is taken whole.
         let new = if old == 0 {
             sample
         } else if sample < old {
             old - (old - sample) / 2
-        } else if LEAN_FAST {
-            old + (sample - old) / 16
         } else {
-            old + (sample - old) / 8
+            old + (sample - old) / 16
         };
-        self.picos_per_unit.store(new.max(1), Ordering::Relaxed);
-        let n = self.samples.load(Ordering::Relaxed);
-        self.samples.store(n.saturating_add(1), Ordering::Relaxed);
+        self.femtos_per_unit.store(new.max(1), Ordering::Relaxed);
+    }
+}
+
+/// Femtoseconds per unit of an execution of `units` units (not 0) that took `elapsed`. (A
+/// DIAGONAL_MATRIX1 execution costs a few picoseconds per output byte: in whole picoseconds,
+/// rates 10% apart could round to one.)
+fn femtos_per_unit(units: u64, elapsed: Duration) -> u64 {
+    (elapsed.as_nanos().saturating_mul(1_000_000) / u128::from(units)).min(u128::from(u64::MAX))
+        as u64
+}
+
+/// The time of `units` units at `femtos` femtoseconds each, in nanoseconds.
+fn ns(units: u64, femtos: u64) -> u64 {
+    (u128::from(units) * u128::from(femtos) / 1_000_000).min(u128::from(u64::MAX)) as u64
+}
+
+/// Parallel executions a parallel rate is the median of, and the executions recorded before
+/// it decides ([`ParallelRate::trusted`]); until then the choice assumes a perfect split plus
+/// the trips.
+const WINDOW: usize = 8;
+
+/// A kernel's parallel cost per unit of work, in femtoseconds: the lower median of its last
+/// [`WINDOW`] executions. A parallel execution's time varies far more than a serial one's
+/// (which workers were on which core, whose caches held the data, a worker that lost its
+/// core): on two vCPUs, a 2^16-element identity took 1.68 µs in a tenth of the hot executions
+/// and 2.3 µs in half of them, against 1.77 µs on one thread. An average that leaned towards
+/// fast executions took it for 1.7 µs and chose the parallel path, which cost 1.15–1.22× the
+/// serial time; the median is what a typical execution costs. It also forgets the first
+/// executions of a process, slow for reasons that do not last (new buffers' pages, cold
+/// caches, a clock speeding up), once [`WINDOW`] later ones have replaced them, and one slow
+/// execution (a worker descheduled) moves it by at most one place.
+pub(crate) struct ParallelRate {
+    /// The last executions' femtoseconds per unit (saturating at `u32::MAX`, 4.3 µs), a ring:
+    /// execution `n` (from 0) in slot `n % WINDOW`.
+    window: [AtomicU32; WINDOW],
+    /// Executions recorded (saturating at `u32::MAX`; racing updates may lose one).
+    recorded: AtomicU32,
+    /// The lower median of the window's executions (0: none yet), kept at each record so that
+    /// a choice reads one word.
+    median: AtomicU64,
+}
+
+impl ParallelRate {
+    /// A parallel rate, unknown (0) until its first measurement.
+    pub const fn new() -> ParallelRate {
+        ParallelRate {
+            window: [const { AtomicU32::new(0) }; WINDOW],
+            recorded: AtomicU32::new(0),
+            median: AtomicU64::new(0),
+        }
     }
 
-    /// True once [`TRUST_SAMPLES`] executions have been recorded.
+    /// The estimated time of `units` units, in nanoseconds (0 while unknown).
+    pub fn estimate_ns(&self, units: u64) -> u64 {
+        ns(units, self.median.load(Ordering::Relaxed))
+    }
+
+    /// Adds an execution of `units` units that took `elapsed`. Racing updates may lose or
+    /// overwrite one of them; the median stays a median of recent executions.
+    pub fn record(&self, units: u64, elapsed: Duration) {
+        if units == 0 {
+            return;
+        }
+        let sample = femtos_per_unit(units, elapsed).clamp(1, u64::from(u32::MAX)) as u32;
+        let n = self.recorded.load(Ordering::Relaxed);
+        self.recorded.store(n.saturating_add(1), Ordering::Relaxed);
+        self.window[n as usize % WINDOW].store(sample, Ordering::Relaxed);
+        let mut v = [0u32; WINDOW];
+        let mut len = 0;
+        for slot in &self.window {
+            let x = slot.load(Ordering::Relaxed);
+            if x != 0 {
+                v[len] = x;
+                len += 1;
+            }
+        }
+        let v = &mut v[..len];
+        v.sort_unstable();
+        self.median
+            .store(u64::from(v[(len - 1) / 2]), Ordering::Relaxed);
+    }
+
+    /// True once [`WINDOW`] executions have been recorded.
     pub fn trusted(&self) -> bool {
-        self.samples.load(Ordering::Relaxed) >= TRUST_SAMPLES
+        self.recorded.load(Ordering::Relaxed) >= WINDOW as u32
     }
 }
 
@@ -182,7 +228,7 @@ pub(crate) struct Rates<const INITIAL: u64> {
     serial: [SerialRate; OCTAVES],
     /// Parallel executions that had to wake the workers (`[0]`, cold) and that found them on
     /// the team, within their hot window (`[1]`, hot).
-    parallel: [[Rate<false>; OCTAVES]; 2],
+    parallel: [[ParallelRate; OCTAVES]; 2],
     /// When the parallel path was last retried against its rate, in [`now_ns`] nanoseconds,
     /// on cold (`[0]`) and on hot (`[1]`) workers: a retry on cold workers leaves them hot, and
     /// the hot rate then needs a retry of its own, or a slow hot sample would never be
@@ -211,8 +257,8 @@ impl<const INITIAL: u64> Rates<INITIAL> {
     /// Rates not measured yet.
     pub const fn new() -> Self {
         Rates {
-            serial: [const { Rate::serial(0) }; OCTAVES],
-            parallel: [const { [const { Rate::parallel() }; OCTAVES] }; 2],
+            serial: [const { SerialRate::new(0) }; OCTAVES],
+            parallel: [const { [const { ParallelRate::new() }; OCTAVES] }; 2],
             retried: [AtomicU64::new(0), AtomicU64::new(0)],
             serial_retried: AtomicU64::new(0),
             choices: AtomicU64::new(0),
@@ -260,7 +306,7 @@ impl<const INITIAL: u64> Rates<INITIAL> {
 
     /// The parallel rate of the octave of `units`, of executions that found the workers hot
     /// or not.
-    fn parallel(&self, units: u64, hot: bool) -> &Rate<false> {
+    fn parallel(&self, units: u64, hot: bool) -> &ParallelRate {
         &self.parallel[usize::from(hot)][octave(units)]
     }
 
@@ -354,9 +400,15 @@ fn measured_pays<const I: u64>(
             gains(serial, workers.threads as u64, trips, trip_ns(workers))
         }
     };
-    // Under contention workers leave after each job: the next one finds them cold too.
+    // Under contention workers leave after each job: the next one finds them cold too. And
+    // once every worker is called (some still on their way), a parallel execution would
+    // call no more: the next one finds them hot or not whatever this one does.
     let pays = pays_when(hot)
-        || (!hot && pays_when(true) && rates.back_to_back(serial) && !workers.contended());
+        || (!hot
+            && pays_when(true)
+            && rates.back_to_back(serial)
+            && !workers.contended()
+            && !workers.called());
     match now() {
         None => pays,
         Some(now) if pays => !retry_due(&rates.serial_retried, now),
@@ -402,37 +454,62 @@ mod tests {
         record(r, units, true, elapsed);
     }
 
-    /// Records [`TRUST_SAMPLES`] parallel executions that each took `elapsed`.
+    /// Records [`WINDOW`] parallel executions that each took `elapsed`.
     fn record<const I: u64>(r: &Rates<I>, units: u64, hot: bool, elapsed: Duration) {
-        for _ in 0..TRUST_SAMPLES {
+        for _ in 0..WINDOW {
             r.record_parallel(units, hot, elapsed);
         }
     }
 
     #[test]
-    fn the_rate_is_a_moving_average() {
-        // A parallel rate: unknown, then the first sample whole, then an eighth of the way
-        // to each slower sample and half of the way to each faster one.
-        let r = Rate::parallel();
+    fn a_parallel_rate_is_the_median_of_its_last_executions() {
+        let r = ParallelRate::new();
         assert_eq!(r.estimate_ns(1000), 0);
+        // The first execution whole, then the lower median of those so far.
         r.record(1000, Duration::from_micros(8));
         assert_eq!(r.estimate_ns(1000), 8000);
-        // 1000 units in 16 µs is 16 ns each: an eighth of the way from 8 ns.
         r.record(1000, Duration::from_micros(16));
-        assert_eq!(r.estimate_ns(1000), 9000);
-        for _ in 0..200 {
-            r.record(1000, Duration::from_micros(16));
+        assert_eq!(r.estimate_ns(1000), 8000);
+        r.record(1000, Duration::from_micros(12));
+        assert_eq!(r.estimate_ns(1000), 12_000);
+        assert!(!r.trusted());
+        // One very slow execution moves it by one place only.
+        r.record(1000, Duration::from_millis(50));
+        assert_eq!(r.estimate_ns(1000), 12_000);
+        // Executions of 2 µs: the median follows once they are half the window...
+        for _ in 0..3 {
+            r.record(1000, Duration::from_micros(2));
         }
-        assert!((15_900..=16_000).contains(&r.estimate_ns(1000)));
+        assert_eq!(r.estimate_ns(1000), 8000);
+        r.record(1000, Duration::from_micros(2));
+        assert!(r.trusted());
+        assert_eq!(r.estimate_ns(1000), 2000);
+        // ...and the first ones are forgotten once eight later ones have replaced them.
+        for _ in 0..4 {
+            r.record(1000, Duration::from_micros(3));
+        }
+        assert_eq!(r.estimate_ns(1000), 2000);
+        r.record(1000, Duration::from_micros(3));
+        assert_eq!(r.estimate_ns(1000), 3000);
         r.record(0, Duration::from_secs(1));
-        assert!((15_900..=16_000).contains(&r.estimate_ns(1000)));
-        r.record(1000, Duration::from_micros(4));
-        assert!((9_950..=10_000).contains(&r.estimate_ns(1000)));
+        assert_eq!(r.estimate_ns(1000), 3000);
+    }
+
+    #[test]
+    fn a_wide_parallel_rate_is_not_taken_for_its_fast_executions() {
+        // Two executions in ten at 1.68 µs, the rest at 2.3 (a 2^16-element identity on two
+        // vCPUs, against 1.77 µs on one thread): the rate says 2.3.
+        let r = ParallelRate::new();
+        for i in 0..40 {
+            let ns = if i % 5 == 0 { 1680 } else { 2300 };
+            r.record(1 << 18, Duration::from_nanos(ns));
+        }
+        assert!((2299..=2300).contains(&r.estimate_ns(1 << 18)));
     }
 
     #[test]
     fn a_serial_rate_leans_towards_fast_executions() {
-        let r = Rate::serial(8000);
+        let r = SerialRate::new(8_000_000);
         assert_eq!(r.estimate_ns(1000), 8000);
         // Slower (24 ns per unit): a sixteenth of the way.
         r.record(1000, Duration::from_micros(24));
@@ -446,11 +523,16 @@ mod tests {
         }
         assert!((15_900..=16_000).contains(&r.estimate_ns(1000)));
         // One execution 25 times slower moves it 1.5 times; the next fast one halves that.
-        let r = Rate::serial(4000);
+        let r = SerialRate::new(4_000_000);
         r.record(1000, Duration::from_micros(100));
         assert_eq!(r.estimate_ns(1000), 10_000);
         r.record(1000, Duration::from_micros(4));
         assert_eq!(r.estimate_ns(1000), 7_000);
+        // Unknown until the first execution, which it takes whole.
+        let r = SerialRate::new(0);
+        assert_eq!(r.estimate_ns(1000), 0);
+        r.record(1000, Duration::from_micros(3));
+        assert_eq!(r.estimate_ns(1000), 3000);
     }
 
     #[test]
@@ -632,7 +714,7 @@ mod tests {
         let r = Rates::<1000>::new();
         // Serial 1 ns per unit (2^20 units: 1 ms, far above any trip); parallel measured at
         // 3 ns: the first executions do not decide.
-        for _ in 1..TRUST_SAMPLES {
+        for _ in 1..WINDOW {
             r.record_parallel(1 << 20, true, Duration::from_nanos(3 << 20));
             assert!(measured_pays(1 << 20, &r, 1, two, true, || None));
         }
