@@ -124,6 +124,7 @@ pub mod dml;
 pub mod error;
 pub mod ffi;
 mod level;
+mod load;
 mod op;
 mod pool;
 pub mod reference;

@@ -96,6 +96,30 @@ impl Workers<'_> {
         }
     }
 
+    /// These workers cut to their pool's share of the machine ([`crate::load`]): as many as
+    /// the share allows now (1: the caller alone). `now` (the clock, when this choice looks
+    /// at it) samples the machine's load first if a sample is due. Starts nothing.
+    pub fn within_share(self, now: Option<u64>) -> Self {
+        match self.pool.and_then(|pool| pool.peek()) {
+            Some(slot) if self.threads > 1 => {
+                let share = slot.team.share();
+                if let Some(now) = now {
+                    share.update(self.threads - 1, now);
+                }
+                self.at_most(share.helpers(self.threads - 1))
+            }
+            _ => self,
+        }
+    }
+
+    /// These workers, with at most `helpers` besides the caller.
+    pub fn at_most(self, helpers: usize) -> Self {
+        Workers {
+            threads: self.threads.min(helpers + 1),
+            pool: self.pool,
+        }
+    }
+
     /// True when the workers an execution would call are on the team now (within their hot
     /// window) and no other caller holds it, so that a parallel execution would find them
     /// awake. Starts nothing.

@@ -40,6 +40,8 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::load::Share;
+
 /// A job: the function run once for each part index.
 pub(crate) type Job<'a> = dyn Fn(usize) + Sync + 'a;
 
@@ -174,6 +176,8 @@ pub(crate) struct Team {
     panic: Mutex<Option<Box<dyn Any + Send>>>,
     /// The pool's threads.
     threads: usize,
+    /// The workers an execution may call, adapted to the machine's load.
+    share: Share,
 }
 
 impl Team {
@@ -190,6 +194,7 @@ impl Team {
             contended_until: AtomicU64::new(0),
             panic: Mutex::new(None),
             threads,
+            share: Share::new(threads),
         }
     }
 
@@ -209,6 +214,11 @@ impl Team {
     /// (the called ones count as on their way).
     pub fn called(&self, helpers: usize) -> bool {
         self.hot.load(Ordering::Relaxed) >= helpers.min(self.threads)
+    }
+
+    /// The pool's share of the machine ([`crate::load`]).
+    pub fn share(&self) -> &Share {
+        &self.share
     }
 
     /// Tells the workers on the team to leave (the pool is being dropped).

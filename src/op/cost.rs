@@ -340,9 +340,10 @@ pub(crate) struct Bounds {
 pub(crate) enum Path {
     /// On the calling thread.
     Serial,
-    /// On the workers; `hot`: they are on the team now, within their hot window, so the
-    /// execution does not pay for waking them.
-    Parallel { hot: bool },
+    /// On the caller and at most `helpers` workers ([`Workers::at_most`]: the pool's share of
+    /// the machine, see [`crate::load`]); `hot`: they are on the team now, within their hot
+    /// window, so the execution does not pay for waking them.
+    Parallel { hot: bool, helpers: usize },
 }
 
 /// Where `units` of work should run on `workers`: in parallel with more than one thread, from
@@ -366,14 +367,27 @@ pub(crate) fn parallel_pays<const I: u64>(
     if workers.threads < 2 || units < bounds.floor {
         return Path::Serial;
     }
+    if forced() {
+        return Path::Parallel {
+            hot: workers.hot(),
+            helpers: workers.threads - 1,
+        };
+    }
+    // The clock is read once per CLOCK_EVERY choices: for the retries and the machine's load.
+    let now = rates.tick().then(now_ns);
+    // On a machine with more runnable threads than CPUs, as many workers as the pool's share
+    // (none: serial).
+    let workers = workers.within_share(now);
+    if workers.threads < 2 {
+        return Path::Serial;
+    }
     let hot = workers.hot();
-    let pays = units >= bounds.ceiling
-        || forced()
-        || measured_pays(units, rates, trips, workers, hot, || {
-            rates.tick().then(now_ns)
-        });
+    let pays = units >= bounds.ceiling || measured_pays(units, rates, trips, workers, hot, || now);
     if pays {
-        Path::Parallel { hot }
+        Path::Parallel {
+            hot,
+            helpers: workers.threads - 1,
+        }
     } else {
         Path::Serial
     }
@@ -568,7 +582,10 @@ mod tests {
         );
         assert_eq!(
             parallel_pays(1000, &b, &Rates::<1>::new(), 1, two),
-            Path::Parallel { hot: false },
+            Path::Parallel {
+                hot: false,
+                helpers: 1
+            },
             "ceiling"
         );
     }

@@ -395,7 +395,10 @@ fn run_packed<U: Word>(
         }
     };
     let rates = rates(&other);
-    if let cost::Path::Parallel { hot } = cost::parallel_pays(bytes, &PARALLEL, rates, 1, workers) {
+    if let cost::Path::Parallel { hot, helpers } =
+        cost::parallel_pays(bytes, &PARALLEL, rates, 1, workers)
+    {
+        let workers = workers.at_most(helpers);
         // Several parts per worker (the threads that run take the parts of one that is
         // descheduled), each of at least PART_MIN_BYTES (a claim costs a shared cache line).
         let min_rows = (PART_MIN_BYTES / (w * U::SIZE)).max(1);

@@ -90,13 +90,13 @@ pub(super) fn drive<U: Word>(
                 _ => cost::parallel_pays(m, &PARALLEL, rates, 1, workers),
             };
             match path {
-                Path::Parallel { hot } => Some((rows, split, hot)),
+                Path::Parallel { hot, helpers } => Some((rows, split, hot, helpers)),
                 Path::Serial => None,
             }
         }
         _ => None,
     };
-    let Some((rows, split, hot)) = shared else {
+    let Some((rows, split, hot, helpers)) = shared else {
         let rows = rows.on_this_thread();
         if let Some(input) = src.packed() {
             // (A clock read costs about a fifth of a small execution: only timed sizes read it.)
@@ -134,7 +134,7 @@ pub(super) fn drive<U: Word>(
     };
 
     let t = std::time::Instant::now();
-    let total = parallel(src, rows, &split, workers)?;
+    let total = parallel(src, rows, &split, workers.at_most(helpers))?;
     rates.record_parallel(m, hot, t.elapsed());
     Ok(total)
 }
