@@ -8,9 +8,9 @@
 //! threads (Linux's `/proc/loadavg`, whose fourth field counts the threads running or ready to
 //! run now), sampled at most once per [`SAMPLE_NS`]. When they exceed the online CPUs, the
 //! share shrinks in proportion (times CPUs / runnable); otherwise it grows by one worker per
-//! sample, up to the pool's threads. Four processes of 16 threads on 16 CPUs thus settle at
-//! 16 or 17 threads together (two to seven each), where each alone uses all 16; on two CPUs
-//! they run on their callers. (OpenMP's dynamic adjustment, `OMP_DYNAMIC`, likewise sizes a team by
+//! sample, up to the pool's threads. In a simulation (the tests below), four processes of 16
+//! threads on 16 CPUs that sample in turn settle at 16 or 17 threads together (two to seven
+//! each), where each alone uses all 16; on two CPUs, four processes run on their callers. (OpenMP's dynamic adjustment, `OMP_DYNAMIC`, likewise sizes a team by
 //! the CPUs less the load average.)
 //!
 //! A machine that is not oversubscribed never shrinks a share, and where `/proc/loadavg` cannot
