@@ -6,9 +6,10 @@
 //! class of its work ([`Rates`]: one kind of input and output layout and element size, whose
 //! cost per unit differs from another's by up to several times):
 //! - [`SerialRate`]: the time per unit of work (input elements, output bytes) of the kernel's
-//!   own serial executions, a moving average kept per octave of sizes (units from
-//!   2^k to 2^(k+1): small inputs pay more per unit for the call, large ones for memory
-//!   beyond the caches), starting at a given rate;
+//!   own serial executions, the fastest of the last eight, kept per octave of sizes (units
+//!   from 2^k to 2^(k+1): small inputs pay more per unit for the call, large ones for memory
+//!   beyond the caches), unknown until the octave's first three serial executions, which come
+//!   before any parallel one;
 //! - [`ParallelRate`]: the time per unit of the kernel's parallel executions, the median of the
 //!   last eight, kept per octave too (its trips cost the same at every size, so a rate
 //!   measured on large inputs would call the parallel path cheap for small ones), and apart
@@ -35,52 +36,6 @@ use std::time::{Duration, Instant};
 use crate::pool::Workers;
 use crate::team::{now_ns, window_ns};
 
-/// A kernel's serial cost per unit of work, in femtoseconds, as a moving average that leans
-/// towards its fast executions: a faster one moves it half way, a slower one a sixteenth. A
-/// serial execution is slowed by whatever else runs, above all by the pool's own workers,
-/// which spin for a while after each parallel execution: an even average would count that
-/// against the serial path and so choose the parallel path more, which keeps the workers
-/// spinning (measured: a 2^14-element NonZero on two vCPUs took 1.04–1.4× the one-thread time
-/// that way). A serial execution's time varies little otherwise, so this is close to its
-/// typical time.
-pub(crate) struct SerialRate {
-    femtos_per_unit: AtomicU64,
-}
-
-impl SerialRate {
-    /// A serial rate that starts at `femtos_per_unit` until the first measurement (0:
-    /// unknown, and the first measurement is taken whole).
-    pub const fn new(femtos_per_unit: u64) -> SerialRate {
-        SerialRate {
-            femtos_per_unit: AtomicU64::new(femtos_per_unit),
-        }
-    }
-
-    /// The estimated time of `units` units, in nanoseconds (0 while unknown).
-    pub fn estimate_ns(&self, units: u64) -> u64 {
-        ns(units, self.femtos_per_unit.load(Ordering::Relaxed))
-    }
-
-    /// Adds an execution of `units` units that took `elapsed`. Racing updates may lose
-    /// one of them; the average stays an average.
-    pub fn record(&self, units: u64, elapsed: Duration) {
-        if units == 0 {
-            return;
-        }
-        let sample = femtos_per_unit(units, elapsed);
-        let old = self.femtos_per_unit.load(Ordering::Relaxed);
-        // The first measurement of an unknown rate is taken whole.
-        let new = if old == 0 {
-            sample
-        } else if sample < old {
-            old - (old - sample) / 2
-        } else {
-            old + (sample - old) / 16
-        };
-        self.femtos_per_unit.store(new.max(1), Ordering::Relaxed);
-    }
-}
-
 /// Femtoseconds per unit of an execution of `units` units (not 0) that took `elapsed`. (A
 /// DIAGONAL_MATRIX1 execution costs a few picoseconds per output byte: in whole picoseconds,
 /// rates 10% apart could round to one.)
@@ -94,49 +49,83 @@ fn ns(units: u64, femtos: u64) -> u64 {
     (u128::from(units) * u128::from(femtos) / 1_000_000).min(u128::from(u64::MAX)) as u64
 }
 
-/// Parallel executions a parallel rate is the median of, and the executions recorded before
-/// it decides ([`ParallelRate::trusted`]); until then the choice assumes a perfect split plus
-/// the trips.
+/// Executions a rate is made of: the last eight of its octave (and state).
 const WINDOW: usize = 8;
 
-/// A kernel's parallel cost per unit of work, in femtoseconds: the lower median of its last
-/// [`WINDOW`] executions. A parallel execution's time varies far more than a serial one's
-/// (which workers were on which core, whose caches held the data, a worker that lost its
-/// core): on two vCPUs, a 2^16-element identity took 1.68 µs in a tenth of the hot executions
-/// and 2.3 µs in half of them, against 1.77 µs on one thread. An average that leaned towards
-/// fast executions took it for 1.7 µs and chose the parallel path, which cost 1.15–1.22× the
-/// serial time; the median is what a typical execution costs. It also forgets the first
-/// executions of a process, slow for reasons that do not last (new buffers' pages, cold
-/// caches, a clock speeding up), once [`WINDOW`] later ones have replaced them, and one slow
-/// execution (a worker descheduled) moves it by at most one place.
-pub(crate) struct ParallelRate {
+/// A kernel's cost per unit of work, in femtoseconds, from its last [`WINDOW`] executions of
+/// one octave: the fastest of them for the serial path (`FASTEST`, a [`SerialRate`]), their
+/// lower median for the parallel path (a [`ParallelRate`]).
+///
+/// A serial execution's own time varies little; what varies is what runs beside it, and that
+/// only slows it: the pool's workers spinning after a parallel execution, or, on a machine
+/// whose scheduler packs threads, a worker queued on the caller's own core (on two vCPUs that
+/// pack, serial 2^14-element NonZero executions beside it took 2–5× their time, and a moving
+/// average that leaned towards fast executions still rose to 2–5× and chose the parallel path,
+/// 1.35× slower). The fastest of the last eight is the serial path's own cost, and follows a
+/// lasting change within eight executions.
+///
+/// A parallel execution's time varies far more (which workers were on which core, whose
+/// caches held the data, a worker that lost its core): on two vCPUs, a 2^16-element identity
+/// took 1.68 µs in a tenth of the hot executions and 2.3 µs in half of them, against 1.77 µs
+/// on one thread. An average that leaned towards fast executions took it for 1.7 µs and chose
+/// the parallel path, which cost 1.15–1.22× the serial time; the median is what a typical
+/// execution costs. It also forgets the first executions of a process, slow for reasons that
+/// do not last (new buffers' pages, cold caches, a clock speeding up), once eight later ones
+/// have replaced them, and one slow execution (a worker descheduled) moves it by one place.
+pub(crate) struct Rate<const FASTEST: bool> {
     /// The last executions' femtoseconds per unit (saturating at `u32::MAX`, 4.3 µs), a ring:
     /// execution `n` (from 0) in slot `n % WINDOW`.
     window: [AtomicU32; WINDOW],
     /// Executions recorded (saturating at `u32::MAX`; racing updates may lose one).
     recorded: AtomicU32,
-    /// The lower median of the window's executions (0: none yet), kept at each record so that
-    /// a choice reads one word.
-    median: AtomicU64,
+    /// The window's fastest or lower median (0: none yet), kept at each record so that a
+    /// choice reads one word.
+    value: AtomicU64,
 }
 
-impl ParallelRate {
-    /// A parallel rate, unknown (0) until its first measurement.
-    pub const fn new() -> ParallelRate {
-        ParallelRate {
+/// The serial path's rate: the fastest of the last [`WINDOW`] executions.
+pub(crate) type SerialRate = Rate<true>;
+/// The parallel path's rate: the lower median of the last [`WINDOW`] executions.
+pub(crate) type ParallelRate = Rate<false>;
+
+/// Serial executions of an octave timed before its rate counts ([`Rate::known`]). The first
+/// execution of a process pays for new buffers' pages and cold caches: a 2^14-element
+/// NonZero's took 26 µs against 1.2 µs after.
+const SERIAL_FIRST: u32 = 3;
+
+impl<const FASTEST: bool> Rate<FASTEST> {
+    /// A rate not measured yet.
+    pub const fn new() -> Self {
+        Rate {
             window: [const { AtomicU32::new(0) }; WINDOW],
             recorded: AtomicU32::new(0),
-            median: AtomicU64::new(0),
+            value: AtomicU64::new(0),
         }
     }
 
-    /// The estimated time of `units` units, in nanoseconds (0 while unknown).
+    /// The estimated time of `units` units, in nanoseconds (0 while nothing is recorded, and
+    /// for a serial rate until it is [`Rate::known`]).
     pub fn estimate_ns(&self, units: u64) -> u64 {
-        ns(units, self.median.load(Ordering::Relaxed))
+        if FASTEST && !self.known() {
+            return 0;
+        }
+        ns(units, self.value.load(Ordering::Relaxed))
+    }
+
+    /// True once [`SERIAL_FIRST`] executions have been recorded (a serial rate counts from
+    /// then on).
+    pub fn known(&self) -> bool {
+        self.recorded.load(Ordering::Relaxed) >= SERIAL_FIRST
+    }
+
+    /// True once [`WINDOW`] executions have been recorded (a parallel rate decides from then
+    /// on; until then the choice assumes a perfect split plus the trips).
+    pub fn trusted(&self) -> bool {
+        self.recorded.load(Ordering::Relaxed) >= WINDOW as u32
     }
 
     /// Adds an execution of `units` units that took `elapsed`. Racing updates may lose or
-    /// overwrite one of them; the median stays a median of recent executions.
+    /// overwrite one of them; the rate stays one of recent executions.
     pub fn record(&self, units: u64, elapsed: Duration) {
         if units == 0 {
             return;
@@ -155,14 +144,13 @@ impl ParallelRate {
             }
         }
         let v = &mut v[..len];
-        v.sort_unstable();
-        self.median
-            .store(u64::from(v[(len - 1) / 2]), Ordering::Relaxed);
-    }
-
-    /// True once [`WINDOW`] executions have been recorded.
-    pub fn trusted(&self) -> bool {
-        self.recorded.load(Ordering::Relaxed) >= WINDOW as u32
+        let value = if FASTEST {
+            v.iter().copied().min().unwrap_or(sample)
+        } else {
+            v.sort_unstable();
+            v[(len - 1) / 2]
+        };
+        self.value.store(u64::from(value), Ordering::Relaxed);
     }
 }
 
@@ -219,12 +207,12 @@ fn octave(units: u64) -> usize {
 }
 
 /// A kernel's measured serial and parallel rates for one class of its work (inputs and outputs
-/// of one kind of layout and element size), one of each per octave of sizes. A serial rate not
-/// measured yet is taken as `INITIAL` picoseconds per unit; a parallel one starts unknown (0):
-/// until a parallel execution of that octave has been timed, the choice assumes a perfect
-/// split plus the trips. All zeros until measured, so a kernel's table of classes costs no
-/// space in the library file.
-pub(crate) struct Rates<const INITIAL: u64> {
+/// of one kind of layout and element size), one of each per octave of sizes. An octave whose
+/// serial rate is not measured yet runs serially (and is timed) before any parallel choice;
+/// until [`WINDOW`] parallel executions of that octave have been timed, the choice assumes a
+/// perfect split plus the trips. All zeros until measured, so a kernel's table of classes
+/// costs no space in the library file.
+pub(crate) struct Rates {
     serial: [SerialRate; OCTAVES],
     /// Parallel executions that had to wake the workers (`[0]`, cold) and that found them on
     /// the team, within their hot window (`[1]`, hot).
@@ -253,11 +241,11 @@ const RETRY_NS: u64 = 100_000_000;
 /// Choices per look at the clock for the retries.
 const CLOCK_EVERY: u64 = 16;
 
-impl<const INITIAL: u64> Rates<INITIAL> {
+impl Rates {
     /// Rates not measured yet.
     pub const fn new() -> Self {
         Rates {
-            serial: [const { SerialRate::new(0) }; OCTAVES],
+            serial: [const { SerialRate::new() }; OCTAVES],
             parallel: [const { [const { ParallelRate::new() }; OCTAVES] }; 2],
             retried: [AtomicU64::new(0), AtomicU64::new(0)],
             serial_retried: AtomicU64::new(0),
@@ -296,12 +284,9 @@ impl<const INITIAL: u64> Rates<INITIAL> {
         last != 0 && now.saturating_sub(last) < window.saturating_add(serial_ns)
     }
 
-    /// The estimated serial time of `units` units, in nanoseconds.
+    /// The estimated serial time of `units` units, in nanoseconds (0: not measured yet).
     fn serial_ns(&self, units: u64) -> u64 {
-        match self.serial(units).estimate_ns(units) {
-            0 => units.saturating_mul(INITIAL) / 1000,
-            ns => ns,
-        }
+        self.serial(units).estimate_ns(units)
     }
 
     /// The parallel rate of the octave of `units`, of executions that found the workers hot
@@ -357,10 +342,10 @@ pub(crate) enum Path {
 /// keep a caller that calls back to back on one thread after a slow start (each retry of the
 /// parallel path then finds the workers asleep and measures the wake), where the workers,
 /// once awake, would stay so.
-pub(crate) fn parallel_pays<const I: u64>(
+pub(crate) fn parallel_pays(
     units: u64,
     bounds: &Bounds,
-    rates: &Rates<I>,
+    rates: &Rates,
     trips: u64,
     workers: Workers<'_>,
 ) -> Path {
@@ -396,15 +381,19 @@ pub(crate) fn parallel_pays<const I: u64>(
 /// The measured part of [`parallel_pays`] (no bounds, no `DMLS_PARALLEL`) for workers `hot`
 /// or not, with the clock `now` (nanoseconds) that times the retries, `None` when this call
 /// does not look at them.
-fn measured_pays<const I: u64>(
+fn measured_pays(
     units: u64,
-    rates: &Rates<I>,
+    rates: &Rates,
     trips: u64,
     workers: Workers<'_>,
     hot: bool,
     now: impl FnOnce() -> Option<u64>,
 ) -> bool {
     let serial = rates.serial_ns(units);
+    if serial == 0 {
+        // Not known yet: serial executions first, which are timed (see SERIAL_FIRST).
+        return false;
+    }
     let pays_when = |hot: bool| {
         let rate = rates.parallel(units, hot);
         if rate.trusted() {
@@ -463,13 +452,24 @@ mod tests {
 
     /// Records a parallel execution as both hot and cold (for the tests of what does not
     /// depend on the workers' state).
-    fn record_both<const I: u64>(r: &Rates<I>, units: u64, elapsed: Duration) {
+    fn record_both(r: &Rates, units: u64, elapsed: Duration) {
         record(r, units, false, elapsed);
         record(r, units, true, elapsed);
     }
 
+    /// Rates whose serial executions of each of `units` took 1 ns per unit.
+    fn serial_at_1ns(units: &[u64]) -> Rates {
+        let r = Rates::new();
+        for &u in units {
+            for _ in 0..SERIAL_FIRST {
+                r.serial(u).record(u, Duration::from_nanos(u));
+            }
+        }
+        r
+    }
+
     /// Records [`WINDOW`] parallel executions that each took `elapsed`.
-    fn record<const I: u64>(r: &Rates<I>, units: u64, hot: bool, elapsed: Duration) {
+    fn record(r: &Rates, units: u64, hot: bool, elapsed: Duration) {
         for _ in 0..WINDOW {
             r.record_parallel(units, hot, elapsed);
         }
@@ -522,31 +522,32 @@ mod tests {
     }
 
     #[test]
-    fn a_serial_rate_leans_towards_fast_executions() {
-        let r = SerialRate::new(8_000_000);
+    fn a_serial_rate_is_the_fastest_of_its_last_executions() {
+        // Unknown until three executions, then the fastest of them (the first, at 26 ns per
+        // unit, pays for new pages).
+        let r = SerialRate::new();
+        for us in [26, 8, 9] {
+            assert_eq!(r.estimate_ns(1000), 0);
+            r.record(1000, Duration::from_micros(us));
+        }
+        assert!(r.known());
         assert_eq!(r.estimate_ns(1000), 8000);
-        // Slower (24 ns per unit): a sixteenth of the way.
+        // Slower executions (something ran beside them) do not move it while a fast one is
+        // among the last eight...
+        for _ in 0..6 {
+            r.record(1000, Duration::from_micros(24));
+            assert_eq!(r.estimate_ns(1000), 8000);
+        }
+        // ...and a lasting change wins once it fills the window.
         r.record(1000, Duration::from_micros(24));
         assert_eq!(r.estimate_ns(1000), 9000);
-        // Faster (5 ns): half way.
+        r.record(1000, Duration::from_micros(24));
+        assert_eq!(r.estimate_ns(1000), 24_000);
+        // A faster execution counts at once.
         r.record(1000, Duration::from_micros(5));
-        assert_eq!(r.estimate_ns(1000), 7000);
-        // A lasting change still wins: 200 executions at 16 ns.
-        for _ in 0..200 {
-            r.record(1000, Duration::from_micros(16));
-        }
-        assert!((15_900..=16_000).contains(&r.estimate_ns(1000)));
-        // One execution 25 times slower moves it 1.5 times; the next fast one halves that.
-        let r = SerialRate::new(4_000_000);
-        r.record(1000, Duration::from_micros(100));
-        assert_eq!(r.estimate_ns(1000), 10_000);
-        r.record(1000, Duration::from_micros(4));
-        assert_eq!(r.estimate_ns(1000), 7_000);
-        // Unknown until the first execution, which it takes whole.
-        let r = SerialRate::new(0);
-        assert_eq!(r.estimate_ns(1000), 0);
-        r.record(1000, Duration::from_micros(3));
-        assert_eq!(r.estimate_ns(1000), 3000);
+        assert_eq!(r.estimate_ns(1000), 5000);
+        r.record(0, Duration::from_secs(1));
+        assert_eq!(r.estimate_ns(1000), 5000);
     }
 
     #[test]
@@ -567,7 +568,7 @@ mod tests {
             floor: 100,
             ceiling: 1000,
         };
-        let slow = Rates::<{ u64::MAX / 4 }>::new();
+        let slow = Rates::new();
         let one = Workers::without_pool(1);
         assert_eq!(
             parallel_pays(1 << 40, &b, &slow, 1, one),
@@ -581,7 +582,7 @@ mod tests {
             "below the floor"
         );
         assert_eq!(
-            parallel_pays(1000, &b, &Rates::<1>::new(), 1, two),
+            parallel_pays(1000, &b, &Rates::new(), 1, two),
             Path::Parallel {
                 hot: false,
                 helpers: 1
@@ -594,7 +595,7 @@ mod tests {
     fn measured_rates_decide_between_the_bounds() {
         let two = Workers::without_pool(2);
         // Serial 1 ns per unit; parallel measured at 2 ns: no, but for one retry per RETRY_NS.
-        let r = Rates::<1000>::new();
+        let r = serial_at_1ns(&[500]);
         record_both(&r, 500, Duration::from_nanos(1000));
         let choices = |from: u64, to: u64, step: u64| {
             (from..to)
@@ -621,7 +622,7 @@ mod tests {
             101 * RETRY_NS - 1
         )));
         // Parallel measured at 0.5 ns: yes, but for one serial retry per RETRY_NS.
-        let r = Rates::<1000>::new();
+        let r = serial_at_1ns(&[500]);
         record_both(&r, 500, Duration::from_nanos(250));
         let choices = |from: u64, to: u64, step: u64| {
             (from..to)
@@ -640,7 +641,7 @@ mod tests {
 
     #[test]
     fn the_clock_is_read_once_per_clock_every_choices() {
-        let r = Rates::<1000>::new();
+        let r = serial_at_1ns(&[500]);
         let ticks = (0..CLOCK_EVERY * 4).filter(|_| r.tick()).count();
         assert_eq!(ticks, 4);
         // Parallel measured slower than serial, and a retry long due: without a look at the
@@ -656,25 +657,34 @@ mod tests {
     #[test]
     fn a_serial_rate_holds_for_its_octave_only() {
         let two = Workers::without_pool(2);
-        // Starting at 1 ns per unit, parallel measured at 0.75 ns in two octaves.
-        let r = Rates::<1000>::new();
+        // Serial 1 ns per unit at 2^10, not measured at 2^20; parallel measured at 0.75 ns in
+        // both octaves.
+        let r = serial_at_1ns(&[1 << 10]);
         record_both(&r, 1 << 10, Duration::from_nanos(768));
         record_both(&r, 1 << 20, Duration::from_nanos(786_432));
         assert!(measured_pays(1 << 10, &r, 1, two, false, || Some(1)));
-        assert!(measured_pays(1 << 20, &r, 1, two, false, || Some(2)));
-        // Serial measured at 0.5 ns from 2^20 on: no there, still yes at 2^10.
-        r.serial(1 << 20)
-            .record(1 << 20, Duration::from_nanos(1 << 19));
+        // At 2^20 the serial rate is not known: serial first, whatever the parallel rate.
+        assert_eq!(r.serial_ns(1 << 20), 0);
+        assert!(!measured_pays(1 << 20, &r, 1, two, true, || Some(2)));
+        // Serial measured at 0.5 ns there: no at 2^20, still yes at 2^10.
+        for _ in 0..SERIAL_FIRST {
+            r.serial(1 << 20)
+                .record(1 << 20, Duration::from_nanos(1 << 19));
+        }
         assert_eq!(r.serial_ns(1 << 20), 1 << 19);
         assert_eq!(r.serial_ns(1 << 10), 1 << 10);
         assert!(!measured_pays(1 << 20, &r, 1, two, false, || Some(3)));
         assert!(measured_pays(1 << 10, &r, 1, two, false, || Some(4)));
+        // At 1 ns: yes at 2^20 too.
+        let r = serial_at_1ns(&[1 << 20]);
+        record_both(&r, 1 << 20, Duration::from_nanos(786_432));
+        assert!(measured_pays(1 << 20, &r, 1, two, false, || Some(5)));
     }
 
     #[test]
     fn a_parallel_rate_holds_for_its_octave_only() {
         let two = Workers::without_pool(2);
-        let r = Rates::<1000>::new();
+        let r = serial_at_1ns(&[1 << 10, 1 << 20]);
         // Measured slow (2 ns per unit) from 2^10 to 2^11 units: no there (no retry is due
         // in the first RETRY_NS).
         record_both(&r, 1 << 10, Duration::from_nanos(2 << 10));
@@ -691,7 +701,7 @@ mod tests {
     #[test]
     fn hot_and_cold_workers_have_rates_of_their_own() {
         let two = Workers::without_pool(2);
-        let r = Rates::<1000>::new();
+        let r = serial_at_1ns(&[1 << 12]);
         // Serial 1 ns per unit. Waking the workers measured at 3 ns per unit: no, when cold;
         // on workers already awake, 0.6 ns: yes.
         record(&r, 1 << 12, false, Duration::from_nanos(3 << 12));
@@ -704,7 +714,7 @@ mod tests {
     #[test]
     fn back_to_back_calls_go_parallel_where_hot_workers_would_pay() {
         let two = Workers::without_pool(2);
-        let r = Rates::<1000>::new();
+        let r = serial_at_1ns(&[1 << 12]);
         // Serial 1 ns per unit; cold workers 3 ns, hot ones 0.6 ns.
         record(&r, 1 << 12, false, Duration::from_nanos(3 << 12));
         record(&r, 1 << 12, true, Duration::from_nanos(600 << 12 >> 10));
@@ -717,7 +727,7 @@ mod tests {
         std::thread::sleep(Duration::from_nanos(window_ns() + (2 << 12)));
         assert!(!measured_pays(1 << 12, &r, 1, two, false, || None));
         // Where hot workers would not pay either, never.
-        let r = Rates::<1000>::new();
+        let r = serial_at_1ns(&[1 << 12]);
         record(&r, 1 << 12, false, Duration::from_nanos(3 << 12));
         record(&r, 1 << 12, true, Duration::from_nanos(2 << 12));
         for _ in 0..3 {
@@ -728,7 +738,7 @@ mod tests {
     #[test]
     fn a_parallel_rate_decides_after_enough_executions() {
         let two = Workers::without_pool(2);
-        let r = Rates::<1000>::new();
+        let r = serial_at_1ns(&[1 << 20]);
         // Serial 1 ns per unit (2^20 units: 1 ms, far above any trip); parallel measured at
         // 3 ns: the first executions do not decide.
         for _ in 1..WINDOW {

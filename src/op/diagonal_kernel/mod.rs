@@ -30,14 +30,14 @@ const PARALLEL: Bounds = Bounds {
     floor: 64 << 10,
     ceiling: 16 << 20,
 };
-/// The serial and parallel paths' times per output byte (serial starting at 0.05 ns), one set
-/// per class of work: what lies outside the band (zeros, the output itself, an input) by the
-/// element size. Copying costs more per byte than filling, and small elements more per byte
-/// than large ones, so rates measured on one class would choose wrongly for another.
-static RATES: [Rates<50>; 12] = [const { Rates::new() }; 12];
+/// The serial and parallel paths' times per output byte, one set per class of work: what lies
+/// outside the band (zeros, the output itself, an input) by the element size. Copying costs
+/// more per byte than filling, and small elements more per byte than large ones, so rates
+/// measured on one class would choose wrongly for another.
+static RATES: [Rates; 12] = [const { Rates::new() }; 12];
 
 /// The class of rates for rows of `U` with `other` outside the band.
-fn rates<U: Word>(other: &Other<'_, U>) -> &'static Rates<50> {
+fn rates<U: Word>(other: &Other<'_, U>) -> &'static Rates {
     let kind = match other {
         Other::Zero => 0,
         Other::Keep => 1,

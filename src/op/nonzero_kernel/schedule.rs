@@ -45,15 +45,14 @@ const PARALLEL: Bounds = Bounds {
 /// Serial inputs below this many elements mask `SERIAL_WORDS` words at a time on the stack
 /// (unless the source is tiled and wants whole pages of lines); larger ones a heap chunk.
 const STACK_MAX: u64 = 1 << 17;
-/// The serial and parallel paths' times per input element (serial starting at 0.3 ns), one set
-/// per class of work: how the input is read (packed, gathered, tiled) by its element size, by
-/// the coordinates' layout (packed or not) and width. A gathered input or strided coordinates
-/// cost several times a packed one per element, so rates measured on one class would choose
-/// wrongly for another.
-static RATES: [Rates<300>; 48] = [const { Rates::new() }; 48];
+/// The serial and parallel paths' times per input element, one set per class of work: how the
+/// input is read (packed, gathered, tiled) by its element size, by the coordinates' layout
+/// (packed or not) and width. A gathered input or strided coordinates cost several times a
+/// packed one per element, so rates measured on one class would choose wrongly for another.
+static RATES: [Rates; 48] = [const { Rates::new() }; 48];
 
 /// The class of rates for `src` and `plan`'s coordinates.
-fn rates<U: Word>(src: &Source<'_, U>, plan: &NonZeroPlan) -> &'static Rates<300> {
+fn rates<U: Word>(src: &Source<'_, U>, plan: &NonZeroPlan) -> &'static Rates {
     let coords = usize::from(!plan.coords.packed) + 2 * usize::from(plan.coords.dtype.size() == 8);
     &RATES[src.class() * 16 + U::SIZE.trailing_zeros() as usize * 4 + coords]
 }
