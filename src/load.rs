@@ -6,7 +6,8 @@
 //! their CPU, while its wakes take time from the other processes' threads. Each pool therefore
 //! keeps a **share**: the workers its executions may call, adapted to the machine's runnable
 //! threads (Linux's `/proc/loadavg`, whose fourth field counts the threads running or ready to
-//! run now), sampled at most once per [`SAMPLE_NS`]. When they exceed the online CPUs, the
+//! run now), sampled at most once per [`SAMPLE_NS`] (5 ms) while the share is cut and once per
+//! [`WHOLE_SAMPLE_NS`] (50 ms) while it is whole. When they exceed the online CPUs, the
 //! share shrinks in proportion (times CPUs / runnable); otherwise it grows by one worker per
 //! sample, up to the pool's threads. In a simulation (the tests below), four processes of 16
 //! threads on 16 CPUs that sample in turn settle at 16 or 17 threads together (two to seven
@@ -19,9 +20,13 @@
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
-/// The least time between two samples of the machine's load, per pool: reading
-/// `/proc/loadavg` took 3–10 µs, a thousandth of 5 ms.
+/// The least time between two samples of the machine's load, per pool, while its share is cut:
+/// it grows back by one worker per sample.
 pub(crate) const SAMPLE_NS: u64 = 5_000_000;
+/// The same while the share is whole (the machine was not oversubscribed at the last sample):
+/// reading `/proc/loadavg` took about 4 µs, in the caller's execution; every 5 ms, it cost
+/// executions at 2^14 elements (batches of 200 µs in the threads benchmark) a few percent.
+pub(crate) const WHOLE_SAMPLE_NS: u64 = 50_000_000;
 
 /// A pool's share of the machine: the workers its executions may call now.
 pub(crate) struct Share {
@@ -45,11 +50,17 @@ impl Share {
         self.helpers.load(Ordering::Relaxed).min(max)
     }
 
-    /// Samples the machine's load if the last sample is [`SAMPLE_NS`] old at `now` (one caller
-    /// does, the others go on) and adapts the share of at most `max` workers to it.
+    /// Samples the machine's load if the last sample is [`SAMPLE_NS`] old at `now`
+    /// ([`WHOLE_SAMPLE_NS`] while the share is whole; one caller does, the others go on) and
+    /// adapts the share of at most `max` workers to it.
     pub fn update(&self, max: usize, now: u64) {
         let last = self.sampled.load(Ordering::Relaxed);
-        if now.saturating_sub(last) < SAMPLE_NS
+        let period = if self.helpers(max) < max {
+            SAMPLE_NS
+        } else {
+            WHOLE_SAMPLE_NS
+        };
+        if now.saturating_sub(last) < period
             || self
                 .sampled
                 .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
@@ -184,6 +195,13 @@ mod tests {
         let s = Share::new(7);
         assert_eq!(s.helpers(7), 7);
         assert_eq!(s.helpers(3), 3);
+        // Whole: once per WHOLE_SAMPLE_NS.
+        s.sampled.store(WHOLE_SAMPLE_NS, Ordering::Relaxed);
+        s.update(7, 2 * WHOLE_SAMPLE_NS - 1);
+        assert_eq!(s.sampled.load(Ordering::Relaxed), WHOLE_SAMPLE_NS);
+        s.update(7, 2 * WHOLE_SAMPLE_NS);
+        assert_eq!(s.sampled.load(Ordering::Relaxed), 2 * WHOLE_SAMPLE_NS);
+        // Cut: once per SAMPLE_NS.
         s.sampled.store(SAMPLE_NS, Ordering::Relaxed);
         s.helpers.store(2, Ordering::Relaxed);
         // Too soon: nothing is read, nothing changes.

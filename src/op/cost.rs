@@ -124,6 +124,11 @@ impl<const FASTEST: bool> Rate<FASTEST> {
         self.recorded.load(Ordering::Relaxed) >= WINDOW as u32
     }
 
+    /// True while fewer than two windows of executions have been recorded.
+    pub fn young(&self) -> bool {
+        self.recorded.load(Ordering::Relaxed) < 2 * WINDOW as u32
+    }
+
     /// Adds an execution of `units` units that took `elapsed`. Racing updates may lose or
     /// overwrite one of them; the rate stays one of recent executions.
     pub fn record(&self, units: u64, elapsed: Duration) {
@@ -302,11 +307,11 @@ impl Rates {
     }
 }
 
-/// True, for one caller, when the last retry of the path (`retried`) was at least
-/// [`RETRY_NS`] before `now`.
-fn retry_due(retried: &AtomicU64, now: u64) -> bool {
+/// True, for one caller, when the last retry of the path (`retried`) was at least `period`
+/// nanoseconds before `now`.
+fn retry_due(retried: &AtomicU64, now: u64, period: u64) -> bool {
     let last = retried.load(Ordering::Relaxed);
-    now.saturating_sub(last) >= RETRY_NS
+    now.saturating_sub(last) >= period
         && retried
             .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
             .is_ok()
@@ -414,8 +419,18 @@ fn measured_pays(
             && !workers.called());
     match now() {
         None => pays,
-        Some(now) if pays => !retry_due(&rates.serial_retried, now),
-        Some(now) => retry_due(&rates.retried[usize::from(hot)], now),
+        Some(now) if pays => !retry_due(&rates.serial_retried, now, RETRY_NS),
+        Some(now) => {
+            // A rate of few executions is retried eight times as often: its first ones are
+            // often slow (the workers' first wakes, new pages), and a median needs half a
+            // window of new ones to move.
+            let period = if rates.parallel(units, hot).young() {
+                RETRY_NS / 8
+            } else {
+                RETRY_NS
+            };
+            retry_due(&rates.retried[usize::from(hot)], now, period)
+        }
     }
 }
 
@@ -594,8 +609,10 @@ mod tests {
     #[test]
     fn measured_rates_decide_between_the_bounds() {
         let two = Workers::without_pool(2);
-        // Serial 1 ns per unit; parallel measured at 2 ns: no, but for one retry per RETRY_NS.
+        // Serial 1 ns per unit; parallel measured at 2 ns (two windows of executions, past
+        // the young rate's faster retries): no, but for one retry per RETRY_NS.
         let r = serial_at_1ns(&[500]);
+        record_both(&r, 500, Duration::from_nanos(1000));
         record_both(&r, 500, Duration::from_nanos(1000));
         let choices = |from: u64, to: u64, step: u64| {
             (from..to)
@@ -637,6 +654,31 @@ mod tests {
             3,
             "one per period"
         );
+    }
+
+    #[test]
+    fn a_young_parallel_rate_is_retried_more_often() {
+        let two = Workers::without_pool(2);
+        // Serial 1 ns per unit; parallel measured at 2 ns, eight executions: no, but for a
+        // retry per RETRY_NS / 8 (each retry adds an execution, here at 2 ns again).
+        let r = serial_at_1ns(&[500]);
+        record_both(&r, 500, Duration::from_nanos(1000));
+        let mut retries = 0;
+        for t in (0..RETRY_NS).step_by(100_000) {
+            if measured_pays(500, &r, 1, two, false, || Some(t)) {
+                retries += 1;
+                r.record_parallel(500, false, Duration::from_nanos(1000));
+            }
+        }
+        assert_eq!(retries, 7, "young: every RETRY_NS / 8 after the first");
+        // Sixteen executions: once per RETRY_NS.
+        r.record_parallel(500, false, Duration::from_nanos(1000));
+        assert!(!r.parallel(500, false).young());
+        let retries = (RETRY_NS..4 * RETRY_NS)
+            .step_by(100_000)
+            .filter(|&t| measured_pays(500, &r, 1, two, false, || Some(t)))
+            .count();
+        assert_eq!(retries, 3, "grown: every RETRY_NS");
     }
 
     #[test]
