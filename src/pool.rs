@@ -85,7 +85,7 @@ pub(crate) struct Workers<'a> {
     pool: Option<&'a LazyPool>,
 }
 
-impl Workers<'_> {
+impl<'a> Workers<'a> {
     /// `threads` workers without a pool: `parts` runs on the caller's thread (for tests of the
     /// scheduling decisions).
     #[cfg(test)]
@@ -100,9 +100,9 @@ impl Workers<'_> {
     /// the share allows now (1: the caller alone). `now` (the clock, when this choice looks
     /// at it) samples the machine's load first if a sample is due. Starts nothing.
     pub fn within_share(self, now: Option<u64>) -> Self {
-        match self.pool.and_then(|pool| pool.peek()) {
-            Some(slot) if self.threads > 1 => {
-                let share = slot.team.share();
+        match self.team() {
+            Some(team) => {
+                let share = team.share();
                 if let Some(now) = now {
                     share.update(self.threads - 1, now);
                 }
@@ -124,23 +124,23 @@ impl Workers<'_> {
     /// window) and no other caller holds it, so that a parallel execution would find them
     /// awake. Starts nothing.
     pub fn hot(&self) -> bool {
-        match self.pool {
-            Some(pool) if self.threads > 1 => pool
-                .peek()
-                .is_some_and(|slot| slot.team.hot(self.threads - 1)),
-            _ => false,
-        }
+        self.team().is_some_and(|team| team.hot(self.threads - 1))
     }
 
     /// True when every worker an execution would call is called already, on the team or on
     /// its way to it (see [`crate::team::Team::called`]), so that a parallel execution now
     /// would wake none. Starts nothing.
     pub fn called(&self) -> bool {
+        self.team()
+            .is_some_and(|team| team.called(self.threads - 1))
+    }
+
+    /// The team an execution's workers would join: that of the pool, where there is one,
+    /// already running, and more than one thread to use. Starts nothing.
+    fn team(&self) -> Option<&'a Team> {
         match self.pool {
-            Some(pool) if self.threads > 1 => pool
-                .peek()
-                .is_some_and(|slot| slot.team.called(self.threads - 1)),
-            _ => false,
+            Some(pool) if self.threads > 1 => pool.peek().map(|slot| &*slot.team),
+            _ => None,
         }
     }
 
