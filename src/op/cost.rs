@@ -12,7 +12,8 @@
 //!   before any parallel one;
 //! - [`ParallelRate`]: the time per unit of the kernel's parallel executions, the median of the
 //!   last eight, kept per octave too (its trips cost the same at every size, so a rate
-//!   measured on large inputs would call the parallel path cheap for small ones), and apart
+//!   measured on large inputs would call the parallel path cheap for small ones), per class
+//!   of thread counts (2–3, 4–7, …, 64 or more: see [`THREAD_CLASSES`]), and apart
 //!   for executions that found the workers on the team (hot: arrived, within their window)
 //!   and those that had to call them (cold: a wake costs tens of microseconds on a virtual
 //!   machine, a trip to hot workers a few), once there have been eight in that octave and
@@ -22,7 +23,8 @@
 //!   trip per 100 ms; and when it says yes, the serial path is retried as often, so that the
 //!   serial rate stays current too);
 //! - [`trip_ns`]: one trip through the workers (wake them, run one empty task each, wait),
-//!   measured the first time a kernel has a choice to make (median of five trips).
+//!   measured the first time a kernel has a choice to make on a class of thread counts
+//!   (median of five trips).
 //!
 //! The choice is bounded by a floor (never parallel below it: too small for any machine to
 //! gain) and a ceiling (always parallel from it: the work dwarfs any trip).
@@ -168,13 +170,16 @@ pub(crate) fn timed<R>(rate: &SerialRate, units: u64, f: impl FnOnce() -> R) -> 
     r
 }
 
-/// One trip through the workers in nanoseconds (0: not measured yet).
-static TRIP_NS: AtomicU64 = AtomicU64::new(0);
+/// One trip through the workers in nanoseconds, per class of thread counts
+/// ([`thread_class`]; 0: not measured yet).
+static TRIP_NS: [AtomicU64; THREAD_CLASSES] = [const { AtomicU64::new(0) }; THREAD_CLASSES];
 
-/// One trip through the workers, in nanoseconds: measured on `workers` the first time (after a
-/// trip that starts the pool if it is not running), then remembered.
+/// One trip through the workers, in nanoseconds: measured on `workers` the first time a
+/// choice is made for their class of thread counts (after a trip that starts the pool if it
+/// is not running), then remembered. (A trip to sixteen workers costs more than one to two.)
 pub(crate) fn trip_ns(workers: Workers<'_>) -> u64 {
-    let known = TRIP_NS.load(Ordering::Relaxed);
+    let slot = &TRIP_NS[thread_class(workers.threads)];
+    let known = slot.load(Ordering::Relaxed);
     if known != 0 {
         return known;
     }
@@ -198,8 +203,20 @@ pub(crate) fn trip_ns(workers: Workers<'_>) -> u64 {
             trips[n / 2].as_nanos().max(1) as u64
         }
     };
-    TRIP_NS.store(ns, Ordering::Relaxed);
+    slot.store(ns, Ordering::Relaxed);
     ns
+}
+
+/// Classes of thread counts with parallel rates (and trips) of their own: 2–3, 4–7, 8–15,
+/// 16–31, 32–63, and 64 or more threads. A parallel execution's time depends on how many
+/// threads share it: a rate measured on two threads would keep sixteen serial where they
+/// gain (a process with devices of several thread counts, a pool cut to its share of a busy
+/// machine), and one measured on sixteen would send two parallel where they lose.
+const THREAD_CLASSES: usize = 6;
+
+/// The class of `threads` (2 or more) threads.
+fn thread_class(threads: usize) -> usize {
+    (threads.max(2).ilog2() as usize).min(THREAD_CLASSES) - 1
 }
 
 /// Octaves of sizes with rates of their own: units from 2^k to 2^(k+1) for k below 39, and
@@ -212,16 +229,26 @@ fn octave(units: u64) -> usize {
 }
 
 /// A kernel's measured serial and parallel rates for one class of its work (inputs and outputs
-/// of one kind of layout and element size), one of each per octave of sizes. An octave whose
-/// serial rate is not measured yet runs serially (and is timed) before any parallel choice;
-/// until [`WINDOW`] parallel executions of that octave have been timed, the choice assumes a
+/// of one kind of layout and element size), one of each per octave of sizes, the parallel ones
+/// per class of thread counts too ([`thread_class`]). An octave whose serial rate is not
+/// measured yet runs serially (and is timed) before any parallel choice; until [`WINDOW`]
+/// parallel executions of that octave and thread class have been timed, the choice assumes a
 /// perfect split plus the trips. All zeros until measured, so a kernel's table of classes
-/// costs no space in the library file.
+/// costs no space in the library file (and no memory in pages never used).
 pub(crate) struct Rates {
     serial: [SerialRate; OCTAVES],
-    /// Parallel executions that had to wake the workers (`[0]`, cold) and that found them on
-    /// the team, within their hot window (`[1]`, hot).
-    parallel: [[ParallelRate; OCTAVES]; 2],
+    parallel: [Parallel; THREAD_CLASSES],
+    /// Choices made, for [`Rates::tick`].
+    choices: AtomicU64,
+}
+
+/// The parallel rates of one class of work on one class of thread counts, and when their
+/// paths were last retried.
+struct Parallel {
+    /// Executions that had to wake the workers (`[0]`, cold) and that found them on the team,
+    /// within their hot window (`[1]`, hot), from the octave of 2^[`PARALLEL_OCTAVE_MIN`]
+    /// units on (every floor is above it; smaller sizes share its rates).
+    rates: [[ParallelRate; PARALLEL_OCTAVES]; 2],
     /// When the parallel path was last retried against its rate, in [`now_ns`] nanoseconds,
     /// on cold (`[0]`) and on hot (`[1]`) workers: a retry on cold workers leaves them hot, and
     /// the hot rate then needs a retry of its own, or a slow hot sample would never be
@@ -229,48 +256,29 @@ pub(crate) struct Rates {
     retried: [AtomicU64; 2],
     /// When the serial path was last retried against the parallel rate, likewise.
     serial_retried: AtomicU64,
-    /// Choices made, for [`Rates::tick`].
-    choices: AtomicU64,
     /// When a choice last found the workers cold where hot ones would have paid, in
-    /// [`now_ns`] nanoseconds (for [`Rates::back_to_back`]).
+    /// [`now_ns`] nanoseconds (for [`Parallel::back_to_back`]).
     cold_no: AtomicU64,
 }
 
-/// The parallel path is retried once per this many nanoseconds when its measured rate says no,
-/// to keep that rate current (a busy moment should not rule it out for good). A retry costs
-/// about one execution's trips through the pool (tens of microseconds on a busy two-core
-/// machine): once per 100 ms, at most a few tenths of a percent of the time. (Retrying one
-/// choice in a fixed count instead cost up to 2× on inputs just above the floor, where one
-/// trip is many executions' worth of work.)
-const RETRY_NS: u64 = 100_000_000;
-/// Choices per look at the clock for the retries.
-const CLOCK_EVERY: u64 = 16;
+/// The smallest octave with parallel rates of its own.
+const PARALLEL_OCTAVE_MIN: usize = 10;
+/// Octaves with parallel rates of their own.
+const PARALLEL_OCTAVES: usize = OCTAVES - PARALLEL_OCTAVE_MIN;
 
-impl Rates {
-    /// Rates not measured yet.
-    pub const fn new() -> Self {
-        Rates {
-            serial: [const { SerialRate::new() }; OCTAVES],
-            parallel: [const { [const { ParallelRate::new() }; OCTAVES] }; 2],
+impl Parallel {
+    const fn new() -> Self {
+        Parallel {
+            rates: [const { [const { ParallelRate::new() }; PARALLEL_OCTAVES] }; 2],
             retried: [AtomicU64::new(0), AtomicU64::new(0)],
             serial_retried: AtomicU64::new(0),
-            choices: AtomicU64::new(0),
             cold_no: AtomicU64::new(0),
         }
     }
 
-    /// True once per [`CLOCK_EVERY`] choices: the clock that times the retries is read only
-    /// then (a read took about 25 ns, 5% of a 2^14-element execution). A racy count: two
-    /// threads may both see the same tick.
-    fn tick(&self) -> bool {
-        let n = self.choices.load(Ordering::Relaxed);
-        self.choices.store(n.wrapping_add(1), Ordering::Relaxed);
-        n.is_multiple_of(CLOCK_EVERY)
-    }
-
-    /// The serial rate of the octave of `units` (for [`timed`]).
-    pub fn serial(&self, units: u64) -> &SerialRate {
-        &self.serial[octave(units)]
+    /// The rate of the octave of `units`, of executions that found the workers hot or not.
+    fn rate(&self, units: u64, hot: bool) -> &ParallelRate {
+        &self.rates[usize::from(hot)][octave(units).saturating_sub(PARALLEL_OCTAVE_MIN)]
     }
 
     /// True when the previous choice that found the workers cold where hot ones would have
@@ -288,22 +296,63 @@ impl Rates {
         let last = self.cold_no.swap(now, Ordering::Relaxed);
         last != 0 && now.saturating_sub(last) < window.saturating_add(serial_ns)
     }
+}
+
+/// The parallel path is retried once per this many nanoseconds when its measured rate says no,
+/// to keep that rate current (a busy moment should not rule it out for good). A retry costs
+/// about one execution's trips through the pool (tens of microseconds on a busy two-core
+/// machine): once per 100 ms, at most a few tenths of a percent of the time. (Retrying one
+/// choice in a fixed count instead cost up to 2× on inputs just above the floor, where one
+/// trip is many executions' worth of work.)
+const RETRY_NS: u64 = 100_000_000;
+/// Choices per look at the clock for the retries.
+const CLOCK_EVERY: u64 = 16;
+
+impl Rates {
+    /// Rates not measured yet.
+    pub const fn new() -> Self {
+        Rates {
+            serial: [const { SerialRate::new() }; OCTAVES],
+            parallel: [const { Parallel::new() }; THREAD_CLASSES],
+            choices: AtomicU64::new(0),
+        }
+    }
+
+    /// True once per [`CLOCK_EVERY`] choices: the clock that times the retries is read only
+    /// then (a read took about 25 ns, 5% of a 2^14-element execution). A racy count: two
+    /// threads may both see the same tick.
+    fn tick(&self) -> bool {
+        let n = self.choices.load(Ordering::Relaxed);
+        self.choices.store(n.wrapping_add(1), Ordering::Relaxed);
+        n.is_multiple_of(CLOCK_EVERY)
+    }
+
+    /// The serial rate of the octave of `units` (for [`timed`]).
+    pub fn serial(&self, units: u64) -> &SerialRate {
+        &self.serial[octave(units)]
+    }
 
     /// The estimated serial time of `units` units, in nanoseconds (0: not measured yet).
     fn serial_ns(&self, units: u64) -> u64 {
         self.serial(units).estimate_ns(units)
     }
 
-    /// The parallel rate of the octave of `units`, of executions that found the workers hot
-    /// or not.
-    fn parallel(&self, units: u64, hot: bool) -> &ParallelRate {
-        &self.parallel[usize::from(hot)][octave(units)]
+    /// The parallel rates of executions on `threads` threads.
+    fn on(&self, threads: usize) -> &Parallel {
+        &self.parallel[thread_class(threads)]
     }
 
-    /// Adds a parallel execution of `units` units that took `elapsed` to its octave's rate
-    /// (`hot`: it found the workers on the team, as [`parallel_pays`] said).
-    pub fn record_parallel(&self, units: u64, hot: bool, elapsed: Duration) {
-        self.parallel(units, hot).record(units, elapsed);
+    /// The parallel rate of the octave of `units` on `threads` threads, of executions that
+    /// found the workers hot or not.
+    fn parallel(&self, units: u64, threads: usize, hot: bool) -> &ParallelRate {
+        self.on(threads).rate(units, hot)
+    }
+
+    /// Adds a parallel execution of `units` units on `threads` threads (the caller and its
+    /// helpers) that took `elapsed` to its octave's rate (`hot`: it found the workers on the
+    /// team, as [`parallel_pays`] said).
+    pub fn record_parallel(&self, units: u64, threads: usize, hot: bool, elapsed: Duration) {
+        self.parallel(units, threads, hot).record(units, elapsed);
     }
 }
 
@@ -399,8 +448,9 @@ fn measured_pays(
         // Not known yet: serial executions first, which are timed (see SERIAL_FIRST).
         return false;
     }
+    let parallel = rates.on(workers.threads);
     let pays_when = |hot: bool| {
-        let rate = rates.parallel(units, hot);
+        let rate = parallel.rate(units, hot);
         if rate.trusted() {
             rate.estimate_ns(units) < serial
         } else {
@@ -414,22 +464,22 @@ fn measured_pays(
     let pays = pays_when(hot)
         || (!hot
             && pays_when(true)
-            && rates.back_to_back(serial)
+            && parallel.back_to_back(serial)
             && !workers.contended()
             && !workers.called());
     match now() {
         None => pays,
-        Some(now) if pays => !retry_due(&rates.serial_retried, now, RETRY_NS),
+        Some(now) if pays => !retry_due(&parallel.serial_retried, now, RETRY_NS),
         Some(now) => {
             // A rate of few executions is retried eight times as often: its first ones are
             // often slow (the workers' first wakes, new pages), and a median needs half a
             // window of new ones to move.
-            let period = if rates.parallel(units, hot).young() {
+            let period = if parallel.rate(units, hot).young() {
                 RETRY_NS / 8
             } else {
                 RETRY_NS
             };
-            retry_due(&rates.retried[usize::from(hot)], now, period)
+            retry_due(&parallel.retried[usize::from(hot)], now, period)
         }
     }
 }
@@ -486,7 +536,7 @@ mod tests {
     /// Records [`WINDOW`] parallel executions that each took `elapsed`.
     fn record(r: &Rates, units: u64, hot: bool, elapsed: Duration) {
         for _ in 0..WINDOW {
-            r.record_parallel(units, hot, elapsed);
+            r.record_parallel(units, 2, hot, elapsed);
         }
     }
 
@@ -667,13 +717,13 @@ mod tests {
         for t in (0..RETRY_NS).step_by(100_000) {
             if measured_pays(500, &r, 1, two, false, || Some(t)) {
                 retries += 1;
-                r.record_parallel(500, false, Duration::from_nanos(1000));
+                r.record_parallel(500, 2, false, Duration::from_nanos(1000));
             }
         }
         assert_eq!(retries, 7, "young: every RETRY_NS / 8 after the first");
         // Sixteen executions: once per RETRY_NS.
-        r.record_parallel(500, false, Duration::from_nanos(1000));
-        assert!(!r.parallel(500, false).young());
+        r.record_parallel(500, 2, false, Duration::from_nanos(1000));
+        assert!(!r.parallel(500, 2, false).young());
         let retries = (RETRY_NS..4 * RETRY_NS)
             .step_by(100_000)
             .filter(|&t| measured_pays(500, &r, 1, two, false, || Some(t)))
@@ -737,7 +787,7 @@ mod tests {
         assert!(measured_pays(1 << 20, &r, 1, two, false, || Some(3)));
         assert!(!measured_pays(1 << 10, &r, 1, two, false, || Some(4)));
         // An octave with no measurement: estimated (a perfect split plus the trips).
-        assert_eq!(r.parallel(1 << 15, false).estimate_ns(1 << 15), 0);
+        assert_eq!(r.parallel(1 << 15, 2, false).estimate_ns(1 << 15), 0);
     }
 
     #[test]
@@ -750,7 +800,7 @@ mod tests {
         record(&r, 1 << 12, true, Duration::from_nanos(600 << 12 >> 10));
         assert!(!measured_pays(1 << 12, &r, 1, two, false, || Some(1)));
         assert!(measured_pays(1 << 12, &r, 1, two, true, || Some(2)));
-        assert_eq!(r.parallel(1 << 12, false).estimate_ns(1 << 12), 3 << 12);
+        assert_eq!(r.parallel(1 << 12, 2, false).estimate_ns(1 << 12), 3 << 12);
     }
 
     #[test]
@@ -778,16 +828,43 @@ mod tests {
     }
 
     #[test]
+    fn each_class_of_thread_counts_has_rates_of_its_own() {
+        assert_eq!(
+            [2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 1024].map(thread_class),
+            [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]
+        );
+        let two = Workers::without_pool(2);
+        let three = Workers::without_pool(3);
+        let sixteen = Workers::without_pool(16);
+        let r = serial_at_1ns(&[1 << 16]);
+        // Two threads measured slower than one (1.2 ns per unit), hot and cold: no on two
+        // threads (and on three, of the same class), no retry due at first.
+        record_both(&r, 1 << 16, Duration::from_nanos(1229 << 6));
+        assert!(!measured_pays(1 << 16, &r, 1, two, true, || Some(1)));
+        assert!(!measured_pays(1 << 16, &r, 1, three, true, || Some(2)));
+        // Sixteen threads are not judged by them: not measured yet, a perfect split plus the
+        // trips (here none: trips of 0 on workers without a pool).
+        assert!(r.parallel(1 << 16, 16, true).estimate_ns(1 << 16) == 0);
+        assert!(measured_pays(1 << 16, &r, 0, sixteen, true, || Some(3)));
+        // Measured at 0.25 ns on sixteen: yes there, still no on two.
+        for _ in 0..WINDOW {
+            r.record_parallel(1 << 16, 16, true, Duration::from_nanos(1 << 14));
+        }
+        assert!(measured_pays(1 << 16, &r, 1, sixteen, true, || Some(4)));
+        assert!(!measured_pays(1 << 16, &r, 1, two, true, || Some(5)));
+    }
+
+    #[test]
     fn a_parallel_rate_decides_after_enough_executions() {
         let two = Workers::without_pool(2);
         let r = serial_at_1ns(&[1 << 20]);
         // Serial 1 ns per unit (2^20 units: 1 ms, far above any trip); parallel measured at
         // 3 ns: the first executions do not decide.
         for _ in 1..WINDOW {
-            r.record_parallel(1 << 20, true, Duration::from_nanos(3 << 20));
+            r.record_parallel(1 << 20, 2, true, Duration::from_nanos(3 << 20));
             assert!(measured_pays(1 << 20, &r, 1, two, true, || None));
         }
-        r.record_parallel(1 << 20, true, Duration::from_nanos(3 << 20));
+        r.record_parallel(1 << 20, 2, true, Duration::from_nanos(3 << 20));
         assert!(!measured_pays(1 << 20, &r, 1, two, true, || None));
     }
 }

@@ -409,7 +409,7 @@ fn run_packed<U: Word>(
         });
         // Only the sizes the choice is made for.
         if bytes < PARALLEL.ceiling {
-            rates.record_parallel(bytes, hot, t.elapsed());
+            rates.record_parallel(bytes, workers.threads, hot, t.elapsed());
         }
         r
     } else if (TIMED_MIN_BYTES..PARALLEL.ceiling).contains(&bytes) {

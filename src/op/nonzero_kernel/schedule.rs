@@ -132,9 +132,10 @@ pub(super) fn drive<U: Word>(
         }));
     };
 
+    let workers = workers.at_most(helpers);
     let t = std::time::Instant::now();
-    let total = parallel(src, rows, &split, workers.at_most(helpers))?;
-    rates.record_parallel(m, hot, t.elapsed());
+    let total = parallel(src, rows, &split, workers)?;
+    rates.record_parallel(m, workers.threads, hot, t.elapsed());
     Ok(total)
 }
 
