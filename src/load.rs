@@ -15,7 +15,12 @@
 //! the CPUs less the load average.)
 //!
 //! A machine that is not oversubscribed never shrinks a share, and where `/proc/loadavg` cannot
-//! be read (other systems) the share stays whole.
+//! be read (other systems) the share stays whole. So does the share of a process that may run
+//! on only some of the online CPUs (`taskset`, `numactl --cpunodebind`, a container's cpuset):
+//! the runnable threads counted are the whole machine's, and those of other CPUs say nothing
+//! of its own (one NUMA node's process would otherwise go serial on its idle node while
+//! another node is oversubscribed). Its workers' own contention ([`crate::team`]) still
+//! applies.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -68,6 +73,9 @@ impl Share {
         {
             return;
         }
+        if !load_applies() {
+            return;
+        }
         if let Some(runnable) = runnable_threads() {
             let helpers = self.helpers.load(Ordering::Relaxed).min(max);
             self.helpers.store(
@@ -108,6 +116,39 @@ fn online_cpus() -> usize {
     })
 }
 
+/// True when the machine's load decides this process's shares: it may run on every online CPU
+/// (read once).
+fn load_applies() -> bool {
+    static APPLIES: OnceLock<bool> = OnceLock::new();
+    *APPLIES.get_or_init(|| covers_the_machine(affinity_cpus(), online_cpus()))
+}
+
+/// True when a process that may run on `affinity` CPUs (`None`: not known) runs on all of the
+/// machine's `online` CPUs.
+fn covers_the_machine(affinity: Option<usize>, online: usize) -> bool {
+    affinity.is_none_or(|cpus| cpus >= online)
+}
+
+/// The CPUs this thread may run on (its affinity, which threads it starts inherit), where the
+/// system says.
+fn affinity_cpus() -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: an all-zero `cpu_set_t` is an empty set, a plain bit array.
+        let mut set: libc::cpu_set_t = unsafe { core::mem::zeroed() };
+        // SAFETY: `set` is a writable `cpu_set_t` of the size passed; pid 0 is this thread.
+        let r = unsafe {
+            libc::sched_getaffinity(0, core::mem::size_of::<libc::cpu_set_t>(), &mut set)
+        };
+        if r == 0 {
+            // SAFETY: counts the bits of the set that the call above filled.
+            let n = unsafe { libc::CPU_COUNT(&set) };
+            return usize::try_from(n).ok();
+        }
+    }
+    None
+}
+
 /// The threads running or ready to run on the machine now, from `/proc/loadavg` (Linux), or
 /// `None` where it cannot be read.
 fn runnable_threads() -> Option<usize> {
@@ -145,6 +186,19 @@ mod tests {
             assert!(runnable_threads().is_some_and(|n| n >= 1));
         }
         assert!(online_cpus() >= 1);
+    }
+
+    #[test]
+    fn only_a_process_on_every_cpu_follows_the_machines_load() {
+        assert!(covers_the_machine(Some(16), 16));
+        assert!(covers_the_machine(None, 16));
+        // Bound to one node of two: the other node's threads are not its load.
+        assert!(!covers_the_machine(Some(8), 16));
+        // This process: its affinity is at most the online CPUs (and at least one), unless a
+        // CPU went offline since it started.
+        if let Some(cpus) = affinity_cpus() {
+            assert!(cpus >= 1);
+        }
     }
 
     #[test]
