@@ -16,7 +16,8 @@
 //! FLOAT32 at density 0.5 on the default device at 2^20, 2^22 and 2^24 elements, first one
 //! process alone, then `DMLS_BENCH_PROCS` (default 4) at once, each calling for
 //! `DMLS_OVERSUB_SECONDS` (default 2) seconds; it prints the calls per second of each and the
-//! aggregate over the one process's.
+//! aggregate over the one process's, and the machine's runnable threads (`/proc/loadavg`,
+//! sampled every 10 ms while they call): whether the pools' shares settle near the CPUs.
 
 use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -394,8 +395,10 @@ fn nonzero_f32(log2: u32) -> Kind {
     }
 }
 
-/// Runs `procs` children at once on 2^`log2` elements; returns each one's calls per second.
-fn children(procs: usize, log2: u32) -> Vec<f64> {
+/// Runs `procs` children at once on 2^`log2` elements; returns each one's calls per second,
+/// and the machine's runnable threads (besides this one) sampled every 10 ms while they call
+/// (none where `/proc/loadavg` cannot be read).
+fn children(procs: usize, log2: u32) -> (Vec<f64>, Vec<usize>) {
     let exe = std::env::current_exe().expect("the benchmark's path");
     let start = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -413,7 +416,33 @@ fn children(procs: usize, log2: u32) -> Vec<f64> {
                 .expect("start a child")
         })
         .collect();
-    kids.into_iter()
+    // Sample from a fifth of a second into the calls to a tenth of a second before their end.
+    let seconds: f64 = env_or("DMLS_OVERSUB_SECONDS", 2.0);
+    let epoch_ms = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis()
+    };
+    let (from, to) = (start + 200, start + (seconds * 1000.0) as u128 - 100);
+    let mut runnable = vec![];
+    while epoch_ms() < to {
+        if epoch_ms() >= from {
+            let line = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+            match line
+                .split_ascii_whitespace()
+                .nth(3)
+                .and_then(|f| f.split('/').next())
+                .and_then(|n| n.parse::<usize>().ok())
+            {
+                Some(n) => runnable.push(n.saturating_sub(1)),
+                None => break,
+            }
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let calls = kids
+        .into_iter()
         .map(|k| {
             let out = k.wait_with_output().expect("a child's output");
             String::from_utf8_lossy(&out.stdout)
@@ -422,7 +451,23 @@ fn children(procs: usize, log2: u32) -> Vec<f64> {
                 .and_then(|v| v.trim().parse().ok())
                 .expect("a child's calls per second")
         })
-        .collect()
+        .collect();
+    (calls, runnable)
+}
+
+/// "median M (10th percentile A, 90th B)" of the runnable threads sampled, or "not read".
+fn runnable_summary(mut v: Vec<usize>) -> String {
+    if v.is_empty() {
+        return "not read".into();
+    }
+    v.sort_unstable();
+    let at = |q: usize| v[(v.len() - 1) * q / 100];
+    format!(
+        "median {} (10th percentile {}, 90th {})",
+        at(50),
+        at(10),
+        at(90)
+    )
 }
 
 fn oversub() {
@@ -433,13 +478,19 @@ fn oversub() {
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
     for log2 in [20, 22, 24] {
-        let one = children(1, log2)[0];
-        let many = children(procs, log2);
+        let (one, one_runnable) = children(1, log2);
+        let (many, many_runnable) = children(procs, log2);
+        let one = one[0];
         let sum: f64 = many.iter().sum();
         println!(
             "2^{log2}: alone {one:.0}/s; {procs} at once {:?} = {sum:.0}/s; aggregate / alone {:.2}",
             many.iter().map(|c| c.round()).collect::<Vec<_>>(),
             sum / one
+        );
+        println!(
+            "  runnable threads of the machine while they called: alone {}; {procs} at once {}",
+            runnable_summary(one_runnable),
+            runnable_summary(many_runnable)
         );
     }
 }
