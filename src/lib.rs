@@ -119,6 +119,7 @@
 pub mod device;
 // Never set when compiling: the cfg only tells cbindgen to wrap layer 1 in
 // `#if !defined(DIRECTML_H)` (see cbindgen.toml).
+mod cpus;
 #[cfg(not(directml_h))]
 pub mod dml;
 pub mod error;

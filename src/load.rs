@@ -120,33 +120,13 @@ fn online_cpus() -> usize {
 /// (read once).
 fn load_applies() -> bool {
     static APPLIES: OnceLock<bool> = OnceLock::new();
-    *APPLIES.get_or_init(|| covers_the_machine(affinity_cpus(), online_cpus()))
+    *APPLIES.get_or_init(|| covers_the_machine(crate::cpus::affinity(), online_cpus()))
 }
 
 /// True when a process that may run on `affinity` CPUs (`None`: not known) runs on all of the
 /// machine's `online` CPUs.
 fn covers_the_machine(affinity: Option<usize>, online: usize) -> bool {
     affinity.is_none_or(|cpus| cpus >= online)
-}
-
-/// The CPUs this thread may run on (its affinity, which threads it starts inherit), where the
-/// system says.
-fn affinity_cpus() -> Option<usize> {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: an all-zero `cpu_set_t` is an empty set, a plain bit array.
-        let mut set: libc::cpu_set_t = unsafe { core::mem::zeroed() };
-        // SAFETY: `set` is a writable `cpu_set_t` of the size passed; pid 0 is this thread.
-        let r = unsafe {
-            libc::sched_getaffinity(0, core::mem::size_of::<libc::cpu_set_t>(), &mut set)
-        };
-        if r == 0 {
-            // SAFETY: counts the bits of the set that the call above filled.
-            let n = unsafe { libc::CPU_COUNT(&set) };
-            return usize::try_from(n).ok();
-        }
-    }
-    None
 }
 
 /// The threads running or ready to run on the machine now, from `/proc/loadavg` (Linux), or
@@ -194,11 +174,6 @@ mod tests {
         assert!(covers_the_machine(None, 16));
         // Bound to one node of two: the other node's threads are not its load.
         assert!(!covers_the_machine(Some(8), 16));
-        // This process: its affinity is at most the online CPUs (and at least one), unless a
-        // CPU went offline since it started.
-        if let Some(cpus) = affinity_cpus() {
-            assert!(cpus >= 1);
-        }
     }
 
     #[test]

@@ -19,6 +19,7 @@
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use crate::cpus;
 use crate::error::{Error, Result};
 use crate::team::{Job, Team};
 
@@ -311,13 +312,17 @@ impl LazyPool {
         watch_forks()?;
         let threads = self.threads();
         let generation = GENERATION.load(Ordering::Relaxed);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("directml_subset-{i}"))
-            .build()
-            .map_err(|e| {
-                Error::OutOfMemory(format!("could not start {threads} worker threads: {e}"))
-            })?;
+        // Started with the process's CPUs, not only those of a calling thread that its host
+        // pinned to one (see crate::cpus).
+        let pool = cpus::with_process_cpus(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .thread_name(|i| format!("directml_subset-{i}"))
+                .build()
+        })
+        .map_err(|e| {
+            Error::OutOfMemory(format!("could not start {threads} worker threads: {e}"))
+        })?;
         let team = Arc::new(Team::new(threads));
         let new = Box::into_raw(Box::new(Slot {
             generation,
@@ -370,7 +375,8 @@ impl Drop for LazyPool {
 static SHARED: LazyPool = LazyPool::new(0);
 
 /// Threads of the process-wide pool: `RAYON_NUM_THREADS` when it is set to a positive number
-/// (as for rayon's own global pool), otherwise one per logical core. Computed once.
+/// (as for rayon's own global pool), otherwise one per logical core of the process (not only
+/// of a calling thread pinned to fewer: [`cpus::parallelism`]). Computed once.
 fn default_threads() -> usize {
     static THREADS: AtomicUsize = AtomicUsize::new(0);
     let n = THREADS.load(Ordering::Relaxed);
@@ -381,12 +387,30 @@ fn default_threads() -> usize {
         .ok()
         .and_then(|s| s.trim().parse::<usize>().ok())
         .filter(|&n| n > 0)
-        .unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1)
-        })
+        .unwrap_or_else(cpus::parallelism)
         .min(DMLS_MAX_THREAD_COUNT as usize);
     THREADS.store(n, Ordering::Relaxed);
     n
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pool_started_by_a_pinned_thread_has_the_process_cpus() {
+        // A host that pins its threads (OpenMP, an inference runtime's intra-op pool) calls
+        // from one of them: the pool's workers still get every CPU of the process.
+        let Some((cpus, per_worker)) = crate::cpus::pinned(|| {
+            let pool = LazyPool::new(2);
+            let slot = pool.get().expect("a pool");
+            slot.pool.broadcast(|_| crate::cpus::thread_cpus())
+        }) else {
+            return; // one CPU: nothing to pin away from
+        };
+        if !crate::cpus::main_has(cpus) {
+            return; // the whole process is confined
+        }
+        assert_eq!(per_worker, vec![cpus; 2]);
+    }
 }

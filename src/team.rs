@@ -115,8 +115,7 @@ pub(crate) fn window_ns() -> u64 {
 
 /// Cores this process may run on.
 fn cores() -> usize {
-    static CORES: OnceLock<usize> = OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    crate::cpus::parallelism()
 }
 
 /// Nanoseconds since the first call in this process (a monotonic clock).

@@ -1,0 +1,197 @@
+//! The CPUs of the process, as opposed to those of the thread that happens to call.
+//!
+//! On Linux a thread's CPU affinity is inherited by the threads it starts, and
+//! `std::thread::available_parallelism` counts the calling thread's CPUs. Hosts that pin their
+//! own worker threads to one CPU each (OpenMP with `OMP_PROC_BIND` or `KMP_AFFINITY`, ONNX
+//! Runtime's intra-op thread affinities, TBB arenas) would then, through the first execution
+//! that one of those threads makes, give the process-wide pool one thread, or give a pool all
+//! of its workers on that one CPU. So where the calling thread may run on fewer CPUs than the
+//! process's main thread, the library counts and starts its workers with the main thread's
+//! CPUs ([`with_process_cpus`]). A process confined as a whole (`taskset`, `numactl`, a
+//! container's cpuset) confines its main thread too, and its workers stay within it.
+
+use std::sync::OnceLock;
+
+/// The CPUs of a thread: its affinity mask.
+#[cfg(target_os = "linux")]
+#[derive(Clone, Copy)]
+struct CpuSet(libc::cpu_set_t);
+
+#[cfg(target_os = "linux")]
+impl CpuSet {
+    /// The affinity of thread `tid` (0: the calling thread), if the system says.
+    fn of(tid: libc::pid_t) -> Option<CpuSet> {
+        // SAFETY: an all-zero `cpu_set_t` is an empty set, a plain bit array.
+        let mut set: libc::cpu_set_t = unsafe { core::mem::zeroed() };
+        // SAFETY: `set` is a writable `cpu_set_t` of the size passed.
+        let r = unsafe { libc::sched_getaffinity(tid, core::mem::size_of_val(&set), &mut set) };
+        (r == 0).then_some(CpuSet(set))
+    }
+
+    /// The process's main thread's affinity (its thread id is the process id).
+    fn of_main() -> Option<CpuSet> {
+        // SAFETY: getpid has no preconditions.
+        CpuSet::of(unsafe { libc::getpid() })
+    }
+
+    /// The CPUs in the set.
+    fn count(&self) -> usize {
+        // SAFETY: counts the bits of a set that `sched_getaffinity` filled.
+        usize::try_from(unsafe { libc::CPU_COUNT(&self.0) }).unwrap_or(0)
+    }
+
+    /// Makes this the calling thread's affinity; false if the system refused.
+    fn apply(&self) -> bool {
+        // SAFETY: passes a valid `cpu_set_t` of the size given; 0 is the calling thread.
+        unsafe { libc::sched_setaffinity(0, core::mem::size_of_val(&self.0), &self.0) == 0 }
+    }
+}
+
+/// The main thread's CPUs, where they are more than the calling thread's.
+#[cfg(target_os = "linux")]
+fn wider_than_caller() -> Option<CpuSet> {
+    let own = CpuSet::of(0)?;
+    let main = CpuSet::of_main()?;
+    (main.count() > own.count()).then_some(main)
+}
+
+/// Runs `f`, on the calling thread, or, where that thread may run on fewer CPUs than the
+/// process's main thread, on a thread started for it with the main thread's CPUs: the threads
+/// that `f` starts inherit those, and what it counts (`available_parallelism`) counts them.
+/// (If that thread cannot be started, on the calling thread.)
+pub(crate) fn with_process_cpus<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    #[cfg(target_os = "linux")]
+    if let Some(set) = wider_than_caller() {
+        let f = std::sync::Mutex::new(Some(f));
+        let on_wider = std::thread::scope(|s| {
+            let started = std::thread::Builder::new()
+                .name("directml_subset-start".into())
+                .spawn_scoped(s, || {
+                    set.apply();
+                    let f = f.lock().unwrap_or_else(|e| e.into_inner()).take();
+                    f.map(|f| f())
+                });
+            match started.map(|t| t.join()) {
+                Ok(Ok(r)) => r,
+                Ok(Err(panic)) => std::panic::resume_unwind(panic),
+                Err(_) => None,
+            }
+        });
+        if let Some(r) = on_wider {
+            return r;
+        }
+        let f = f.into_inner().unwrap_or_else(|e| e.into_inner());
+        if let Some(f) = f {
+            return f();
+        }
+        unreachable!("the function ran on the thread started for it, which returned its value");
+    }
+    f()
+}
+
+/// The process's logical cores as `available_parallelism` counts them (its affinity, and a
+/// container's CPU quota) with the process's CPUs ([`with_process_cpus`]). Computed once.
+pub(crate) fn parallelism() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| {
+        with_process_cpus(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    })
+}
+
+/// The CPUs the process may run on (the wider of the calling thread's and the main thread's
+/// affinity), where the system says.
+pub(crate) fn affinity() -> Option<usize> {
+    #[cfg(target_os = "linux")]
+    {
+        let own = CpuSet::of(0).map(|s| s.count());
+        let main = CpuSet::of_main().map(|s| s.count());
+        own.max(main).filter(|&n| n > 0)
+    }
+    #[cfg(not(target_os = "linux"))]
+    None
+}
+
+/// The CPUs the calling thread may run on (for tests).
+#[cfg(all(test, target_os = "linux"))]
+pub(crate) fn thread_cpus() -> usize {
+    CpuSet::of(0).map_or(0, |s| s.count())
+}
+
+/// True when the main thread may run on at least `cpus` CPUs (for tests).
+#[cfg(all(test, target_os = "linux"))]
+pub(crate) fn main_has(cpus: usize) -> bool {
+    CpuSet::of_main().is_some_and(|s| s.count() >= cpus)
+}
+
+#[cfg(all(test, target_os = "linux"))]
+/// Runs `f` on a thread pinned to the first CPU of this one's, with the CPU count this
+/// thread had; `None` where this thread has only one CPU or cannot pin.
+pub(crate) fn pinned<R: Send>(f: impl FnOnce() -> R + Send) -> Option<(usize, R)> {
+    let own = CpuSet::of(0)?;
+    let first = (0..libc::CPU_SETSIZE as usize)
+        // SAFETY: `i` is below CPU_SETSIZE, the set's size in CPUs.
+        .find(|&i| unsafe { libc::CPU_ISSET(i, &own.0) })?;
+    if own.count() < 2 {
+        return None;
+    }
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            // SAFETY: an all-zero `cpu_set_t` is an empty set, a plain bit array.
+            let mut one: libc::cpu_set_t = unsafe { core::mem::zeroed() };
+            // SAFETY: sets bit `first` of the set, below CPU_SETSIZE.
+            unsafe { libc::CPU_SET(first, &mut one) };
+            CpuSet(one).apply().then(|| (own.count(), f()))
+        })
+        .join()
+        .unwrap()
+    })
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pinned_thread_starts_threads_with_the_process_cpus() {
+        // The test harness's main thread is not pinned (unless the whole process is, and
+        // then there is nothing to check).
+        let Some((cpus, (own, counted, started))) = pinned(|| {
+            let own = CpuSet::of(0).unwrap().count();
+            let counted = with_process_cpus(|| std::thread::available_parallelism().unwrap());
+            let started = with_process_cpus(|| {
+                std::thread::spawn(|| CpuSet::of(0).unwrap().count())
+                    .join()
+                    .unwrap()
+            });
+            (own, counted.get(), started)
+        }) else {
+            return;
+        };
+        if CpuSet::of_main().unwrap().count() < cpus {
+            return;
+        }
+        assert_eq!(own, 1, "the thread is pinned");
+        assert!(counted > 1, "counted {counted} of {cpus} CPUs");
+        assert_eq!(
+            started, cpus,
+            "a thread it starts has the main thread's CPUs"
+        );
+        // Without the wider set, a started thread inherits the pinned one's CPU.
+        let inherited = pinned(|| {
+            std::thread::spawn(|| CpuSet::of(0).unwrap().count())
+                .join()
+                .unwrap()
+        });
+        assert_eq!(inherited.map(|(_, n)| n), Some(1));
+        // The process's CPUs, seen from the pinned thread.
+        assert_eq!(pinned(affinity).map(|(_, n)| n), Some(Some(cpus)));
+    }
+
+    #[test]
+    fn an_unpinned_thread_runs_the_function_itself() {
+        let here = std::thread::current().id();
+        if wider_than_caller().is_none() {
+            assert_eq!(with_process_cpus(|| std::thread::current().id()), here);
+        }
+    }
+}
