@@ -2,13 +2,14 @@
 //!
 //! On Linux a thread's CPU affinity is inherited by the threads it starts, and
 //! `std::thread::available_parallelism` counts the calling thread's CPUs. Hosts that pin their
-//! own worker threads to one CPU each (OpenMP with `OMP_PROC_BIND` or `KMP_AFFINITY`, ONNX
-//! Runtime's intra-op thread affinities, TBB arenas) would then, through the first execution
-//! that one of those threads makes, give the process-wide pool one thread, or give a pool all
-//! of its workers on that one CPU. So where the calling thread may run on fewer CPUs than the
-//! process's main thread, the library counts and starts its workers with the main thread's
-//! CPUs ([`with_process_cpus`]). A process confined as a whole (`taskset`, `numactl`, a
-//! container's cpuset) confines its main thread too, and its workers stay within it.
+//! own worker threads to one CPU each (an inference runtime's intra-op thread affinities)
+//! would then, through the first execution that one of those threads makes, give the
+//! process-wide pool one thread, or give a pool all of its workers on that one CPU. So where
+//! the calling thread may run on fewer CPUs than the process's main thread, the library counts
+//! and starts its workers with the main thread's CPUs ([`with_process_cpus`]). A process
+//! confined as a whole (`taskset`, `numactl`, a container's cpuset) confines its main thread
+//! too, and its workers stay within it. (An OpenMP runtime that binds its threads binds the
+//! main thread too, once that runs a parallel region; nothing here tells that from `taskset`.)
 
 use std::sync::OnceLock;
 
