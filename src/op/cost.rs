@@ -13,7 +13,7 @@
 //! - [`ParallelRate`]: the time per unit of the kernel's parallel executions, the median of the
 //!   last eight, kept per octave too (its trips cost the same at every size, so a rate
 //!   measured on large inputs would call the parallel path cheap for small ones), per class
-//!   of thread counts (2–3, 4–7, …, 64 or more: see [`THREAD_CLASSES`]), and apart
+//!   of thread counts (by the nearest power of two: see [`THREAD_CLASSES`]), and apart
 //!   for executions that found the workers on the team (hot: arrived, within their window)
 //!   and those that had to call them (cold: a wake costs tens of microseconds on a virtual
 //!   machine, a trip to hot workers a few), once there have been eight in that octave and
@@ -207,16 +207,22 @@ pub(crate) fn trip_ns(workers: Workers<'_>) -> u64 {
     ns
 }
 
-/// Classes of thread counts with parallel rates (and trips) of their own: 2–3, 4–7, 8–15,
-/// 16–31, 32–63, and 64 or more threads. A parallel execution's time depends on how many
-/// threads share it: a rate measured on two threads would keep sixteen serial where they
-/// gain (a process with devices of several thread counts, a pool cut to its share of a busy
-/// machine), and one measured on sixteen would send two parallel where they lose.
+/// Classes of thread counts with parallel rates (and trips) of their own, by the nearest power
+/// of two: 2, 3–5, 6–11, 12–22, 23–45, and 46 or more threads. A parallel execution's time
+/// depends on how many threads share it: a rate measured on two threads would keep sixteen
+/// serial where they gain (a process with devices of several thread counts, a pool cut to
+/// its share of a busy machine), and one measured on sixteen would send two parallel where
+/// they lose. The nearest power, not the one below: a pool of 16 cut to 15 threads is closer
+/// to its own 16 than to a device of 8.
 const THREAD_CLASSES: usize = 6;
 
-/// The class of `threads` (2 or more) threads.
+/// The class of `threads` (2 or more) threads: log2 rounded to the nearest (up from
+/// 2^(k + 1/2)), less one.
 fn thread_class(threads: usize) -> usize {
-    (threads.max(2).ilog2() as usize).min(THREAD_CLASSES) - 1
+    let t = threads.clamp(2, 1 << 20);
+    let k = t.ilog2();
+    let nearest = if t * t >= 1 << (2 * k + 1) { k + 1 } else { k };
+    (nearest as usize).min(THREAD_CLASSES) - 1
 }
 
 /// Octaves of sizes with rates of their own: units from 2^k to 2^(k+1) for k below 39, and
@@ -830,18 +836,17 @@ mod tests {
     #[test]
     fn each_class_of_thread_counts_has_rates_of_its_own() {
         assert_eq!(
-            [2, 3, 4, 7, 8, 15, 16, 31, 32, 63, 64, 1024].map(thread_class),
-            [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]
+            [2, 3, 4, 5, 6, 8, 11, 12, 15, 16, 22, 23, 32, 45, 46, 64, 1024].map(thread_class),
+            [0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 5, 5, 5]
         );
         let two = Workers::without_pool(2);
-        let three = Workers::without_pool(3);
         let sixteen = Workers::without_pool(16);
+        let fifteen = Workers::without_pool(15);
         let r = serial_at_1ns(&[1 << 16]);
         // Two threads measured slower than one (1.2 ns per unit), hot and cold: no on two
-        // threads (and on three, of the same class), no retry due at first.
+        // threads, no retry due at first.
         record_both(&r, 1 << 16, Duration::from_nanos(1229 << 6));
         assert!(!measured_pays(1 << 16, &r, 1, two, true, || Some(1)));
-        assert!(!measured_pays(1 << 16, &r, 1, three, true, || Some(2)));
         // Sixteen threads are not judged by them: not measured yet, a perfect split plus the
         // trips (here none: trips of 0 on workers without a pool).
         assert!(r.parallel(1 << 16, 16, true).estimate_ns(1 << 16) == 0);
@@ -852,6 +857,8 @@ mod tests {
         }
         assert!(measured_pays(1 << 16, &r, 1, sixteen, true, || Some(4)));
         assert!(!measured_pays(1 << 16, &r, 1, two, true, || Some(5)));
+        // Fifteen (a pool of sixteen cut by one worker) go by the rate of sixteen.
+        assert!(measured_pays(1 << 16, &r, 1, fifteen, true, || Some(6)));
     }
 
     #[test]
