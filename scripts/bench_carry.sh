@@ -3,15 +3,21 @@
 # measurement): builds it here and writes target/carry/ with
 #
 #   kernels             the benchmark's executable (needs only the C library)
+#   kernels-base        with a BASE commit: the same benchmark built from that commit, to
+#                       measure a change against it on the same machine in the same call
 #   threads_targets.py  checks the runs against the many-core targets (Python 3, standard library)
 #   run.sh              runs, within DMLS_CARRY_SECONDS (default 480) and in this order while
 #                       time is left: `kernels threads` from 2^8 elements (run 1), `kernels
 #                       oversub` (run 1), `kernels threads` (runs 2 to 4), the same with
 #                       DMLS_PARALLEL=always (the parallel paths' own cost beside the library's
 #                       choice), `kernels oversub` (run 2); then the targets' check, best of the
-#                       threads runs per point. Everything goes under $OUT (default:
-#                       target/carry/out): threads-N.csv/.txt, threads-best.csv, threads-forced.*,
-#                       oversub-N.txt, targets.txt, machine.txt, steps.txt (each step's seconds).
+#                       threads runs per point. With kernels-base: three `threads` runs of each
+#                       and one `oversub` of each, alternating, and a check of each. Everything
+#                       goes under $OUT (default: target/carry/out): threads-N.csv/.txt,
+#                       threads-best.csv, threads-forced.*, oversub-N.txt, targets.txt (the same
+#                       with -base for kernels-base), machine.txt, steps.txt (each step's seconds).
+#
+#   scripts/bench_carry.sh [BASE]     BASE: a commit to build kernels-base from
 #
 # Then, on the other machine, from a copy of the tree that holds target/carry/:
 #   bash target/carry/run.sh
@@ -21,9 +27,22 @@ cd "$root"
 exe=$(cargo bench --bench kernels --no-run --message-format=json 2>/dev/null |
     sed -n 's/.*"executable":"\([^"]*kernels-[^"]*\)".*/\1/p' | tail -n1)
 [ -x "$exe" ] || { echo "bench_carry: no benchmark executable built" >&2; exit 1; }
+rm -rf target/carry
 mkdir -p target/carry
 cp "$exe" target/carry/kernels
 cp scripts/threads_targets.py target/carry/
+if [ $# -ge 1 ]; then
+    base=$(git rev-parse --verify "$1^{commit}")
+    tree=$(mktemp -d)
+    trap 'git worktree remove --force "$tree" >/dev/null 2>&1 || true' EXIT
+    git worktree add -q --detach "$tree" "$base"
+    base_exe=$(cd "$tree" && CARGO_TARGET_DIR="$root/target/carry-base-build" \
+        cargo bench --bench kernels --no-run --message-format=json 2>/dev/null |
+        sed -n 's/.*"executable":"\([^"]*kernels-[^"]*\)".*/\1/p' | tail -n1)
+    [ -x "$base_exe" ] || { echo "bench_carry: no benchmark built at $base" >&2; exit 1; }
+    cp "$base_exe" target/carry/kernels-base
+    echo "$base" > target/carry/base-commit.txt
+fi
 cat > target/carry/run.sh <<'RUN'
 #!/usr/bin/env bash
 set -uo pipefail
@@ -48,26 +67,47 @@ step() {
     (( took > longest )) && longest=$took
     echo "$name: $took s" | tee -a "$out/steps.txt"
 }
-threads() {
-    DMLS_CURVE_MIN_LOG2=8 DMLS_THREADS_CSV="$out/threads-$1.csv" "$here/kernels" threads \
-        > "$out/threads-$1.txt" 2>&1
+threads() {  # threads EXE RUN
+    DMLS_CURVE_MIN_LOG2=8 DMLS_THREADS_CSV="$out/threads$2.csv" "$here/$1" threads \
+        > "$out/threads$2.txt" 2>&1
 }
 forced() {
     DMLS_PARALLEL=always DMLS_CURVE_MIN_LOG2=8 DMLS_THREADS_CSV="$out/threads-forced.csv" \
         "$here/kernels" threads > "$out/threads-forced.txt" 2>&1
 }
-oversub() { "$here/kernels" oversub > "$out/oversub-$1.txt" 2>&1; }
-step "threads run 1" threads 1
-step "oversub run 1" oversub 1
-for n in 2 3 4; do step "threads run $n" threads $n; done
-step "threads forced" forced
-step "oversub run 2" oversub 2
-runs=$(ls "$out"/threads-[0-9].csv 2>/dev/null)
-overs=$(for f in "$out"/oversub-[0-9].txt; do [ -f "$f" ] && echo --oversub "$f"; done)
-# shellcheck disable=SC2086
-python3 "$here/threads_targets.py" $runs $overs --best "$out/threads-best.csv" \
-    > "$out/targets.txt" 2>&1
-cat "$out/targets.txt" "$out"/oversub-[0-9].txt
+oversub() { "$here/$1" oversub > "$out/oversub$2.txt" 2>&1; }  # oversub EXE RUN
+check() {  # check SUFFIX: the targets of threads-N$SUFFIX.csv and oversub-N$SUFFIX.txt
+    local runs overs
+    runs=$(ls "$out"/threads-[0-9]"$1".csv 2>/dev/null)
+    overs=$(for f in "$out"/oversub-[0-9]"$1".txt; do [ -f "$f" ] && echo --oversub "$f"; done)
+    [ -n "$runs$overs" ] || return 0
+    # shellcheck disable=SC2086
+    python3 "$here/threads_targets.py" $runs $overs --best "$out/threads-best$1.csv" \
+        > "$out/targets$1.txt" 2>&1
+}
+if [ -x "$here/kernels-base" ]; then
+    for n in 1 2 3; do
+        step "threads run $n" threads kernels "-$n"
+        step "threads run $n (base)" threads kernels-base "-$n-base"
+    done
+    step "oversub run 1" oversub kernels -1
+    step "oversub run 1 (base)" oversub kernels-base -1-base
+    check ""
+    check -base
+    grep -h '^\(PASS\|FAIL\|NONE\)' "$out/targets.txt" > "$out/verdicts.txt"
+    grep -h '^\(PASS\|FAIL\|NONE\)' "$out/targets-base.txt" > "$out/verdicts-base.txt"
+    echo "== this build"; cat "$out/verdicts.txt"
+    echo "== base ($(cat "$here/base-commit.txt" 2>/dev/null))"; cat "$out/verdicts-base.txt"
+else
+    step "threads run 1" threads kernels -1
+    step "oversub run 1" oversub kernels -1
+    for n in 2 3 4; do step "threads run $n" threads kernels "-$n"; done
+    step "threads forced" forced
+    step "oversub run 2" oversub kernels -2
+    check ""
+    cat "$out/targets.txt"
+fi
+cat "$out"/oversub-*.txt
 RUN
 chmod +x target/carry/run.sh
 echo "target/carry/ is ready: $(du -sh target/carry | cut -f1); run target/carry/run.sh there"
