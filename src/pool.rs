@@ -399,7 +399,7 @@ mod tests {
 
     #[test]
     fn a_pool_started_by_a_pinned_thread_has_the_process_cpus() {
-        // A host that pins its threads (OpenMP, an inference runtime's intra-op pool) calls
+        // A host that pins its threads (an inference runtime's intra-op pool) calls
         // from one of them: the pool's workers still get every CPU of the process.
         let Some((cpus, per_worker)) = crate::cpus::pinned(|| {
             let pool = LazyPool::new(2);
