@@ -82,7 +82,7 @@ pub(crate) struct Rate<const FASTEST: bool> {
     recorded: AtomicU32,
     /// The window's fastest or lower median (0: none yet), kept at each record so that a
     /// choice reads one word.
-    value: AtomicU64,
+    value: AtomicU32,
 }
 
 /// The serial path's rate: the fastest of the last [`WINDOW`] executions.
@@ -101,7 +101,7 @@ impl<const FASTEST: bool> Rate<FASTEST> {
         Rate {
             window: [const { AtomicU32::new(0) }; WINDOW],
             recorded: AtomicU32::new(0),
-            value: AtomicU64::new(0),
+            value: AtomicU32::new(0),
         }
     }
 
@@ -111,7 +111,7 @@ impl<const FASTEST: bool> Rate<FASTEST> {
         if FASTEST && !self.known() {
             return 0;
         }
-        ns(units, self.value.load(Ordering::Relaxed))
+        ns(units, u64::from(self.value.load(Ordering::Relaxed)))
     }
 
     /// True once [`SERIAL_FIRST`] executions have been recorded (a serial rate counts from
@@ -157,7 +157,7 @@ impl<const FASTEST: bool> Rate<FASTEST> {
             v.sort_unstable();
             v[(len - 1) / 2]
         };
-        self.value.store(u64::from(value), Ordering::Relaxed);
+        self.value.store(value, Ordering::Relaxed);
     }
 }
 
