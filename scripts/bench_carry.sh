@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepares the kernel benchmark for a machine that has no Rust (a many-core server lent for a
+# Prepares the kernel benchmark for a machine that has no Rust (a many-core server borrowed for a
 # measurement): builds it here and writes target/carry/ with
 #
 #   kernels             the benchmark's executable (needs only the C library)
@@ -34,12 +34,16 @@ cp scripts/threads_targets.py target/carry/
 if [ $# -ge 1 ]; then
     base=$(git rev-parse --verify "$1^{commit}")
     tree=$(mktemp -d)
-    trap 'git worktree remove --force "$tree" >/dev/null 2>&1 || true' EXIT
+    trap 'git worktree remove --force "$tree" >/dev/null 2>&1 || true; rm -rf "$tree"' EXIT
     git worktree add -q --detach "$tree" "$base"
-    base_exe=$(cd "$tree" && CARGO_TARGET_DIR="$root/target/carry-base-build" \
-        cargo bench --bench kernels --no-run --message-format=json 2>/dev/null |
+    base_exe=$( (cd "$tree" && CARGO_TARGET_DIR="$root/target/carry-base-build" \
+        cargo bench --bench kernels --no-run --message-format=json \
+            2>"$root/target/carry-base-build.log" || true) |
         sed -n 's/.*"executable":"\([^"]*kernels-[^"]*\)".*/\1/p' | tail -n1)
-    [ -x "$base_exe" ] || { echo "bench_carry: no benchmark built at $base" >&2; exit 1; }
+    [ -x "$base_exe" ] || {
+        echo "bench_carry: no benchmark built at $base (see target/carry-base-build.log)" >&2
+        exit 1
+    }
     cp "$base_exe" target/carry/kernels-base
     echo "$base" > target/carry/base-commit.txt
 fi
@@ -76,13 +80,15 @@ forced() {
         "$here/kernels" threads > "$out/threads-forced.txt" 2>&1
 }
 oversub() { "$here/$1" oversub > "$out/oversub$2.txt" 2>&1; }  # oversub EXE RUN
+shopt -s nullglob
 check() {  # check SUFFIX: the targets of threads-N$SUFFIX.csv and oversub-N$SUFFIX.txt
-    local runs overs
-    runs=$(ls "$out"/threads-[0-9]"$1".csv 2>/dev/null)
-    overs=$(for f in "$out"/oversub-[0-9]"$1".txt; do [ -f "$f" ] && echo --oversub "$f"; done)
-    [ -n "$runs$overs" ] || return 0
-    # shellcheck disable=SC2086
-    python3 "$here/threads_targets.py" $runs $overs --best "$out/threads-best$1.csv" \
+    local args=("$out"/threads-[0-9]"$1".csv) f
+    for f in "$out"/oversub-[0-9]"$1".txt; do args+=(--oversub "$f"); done
+    if [ ${#args[@]} -eq 0 ]; then
+        echo "no run finished" > "$out/targets$1.txt"
+        return
+    fi
+    python3 "$here/threads_targets.py" "${args[@]}" --best "$out/threads-best$1.csv" \
         > "$out/targets$1.txt" 2>&1
 }
 if [ -x "$here/kernels-base" ]; then
@@ -94,10 +100,9 @@ if [ -x "$here/kernels-base" ]; then
     step "oversub run 1 (base)" oversub kernels-base -1-base
     check ""
     check -base
-    grep -h '^\(PASS\|FAIL\|NONE\)' "$out/targets.txt" > "$out/verdicts.txt"
-    grep -h '^\(PASS\|FAIL\|NONE\)' "$out/targets-base.txt" > "$out/verdicts-base.txt"
-    echo "== this build"; cat "$out/verdicts.txt"
-    echo "== base ($(cat "$here/base-commit.txt" 2>/dev/null))"; cat "$out/verdicts-base.txt"
+    echo "== this build"; grep '^\(PASS\|FAIL\|NONE\|no run\)' "$out/targets.txt"
+    echo "== base ($(cat "$here/base-commit.txt"))"
+    grep '^\(PASS\|FAIL\|NONE\|no run\)' "$out/targets-base.txt"
 else
     step "threads run 1" threads kernels -1
     step "oversub run 1" oversub kernels -1
@@ -107,7 +112,7 @@ else
     check ""
     cat "$out/targets.txt"
 fi
-cat "$out"/oversub-*.txt
+for f in "$out"/oversub-*.txt; do cat "$f"; done
 RUN
 chmod +x target/carry/run.sh
 echo "target/carry/ is ready: $(du -sh target/carry | cut -f1); run target/carry/run.sh there"

@@ -24,7 +24,8 @@ DIAGONAL_MATRIX1 upper and identity):
 - with --oversub, four processes at once keep >= 0.75 of one process's throughput at every
   size (each file is one run of `oversub`; each run is checked).
 
-Prints a table per series and one line per target, PASS or FAIL with the worst point; exits 0.
+Prints a table per series and one line per target, PASS or FAIL with the worst point (NONE
+where no point was measured); exits 0 (1 with this text on a wrong command line).
 """
 
 import csv
@@ -57,10 +58,13 @@ def read_run(path):
     columns = reader.fieldnames
     rows = OrderedDict()
     for r in reader:
-        key = (r["series"], int(r["elements"]))
-        rows[key] = {"bytes": int(r["bytes"])}
-        for c in columns[3:]:
-            rows[key][c] = float(r[c])
+        try:
+            row = {"bytes": int(r["bytes"])}
+            for c in columns[3:]:
+                row[c] = float(r[c])
+            rows[(r["series"], int(r["elements"]))] = row
+        except (TypeError, ValueError):
+            print(f"warning: {path}: an incomplete row skipped: {r}")
     return cpu, columns, rows
 
 
@@ -80,7 +84,11 @@ def best_of(runs):
             for c, v in row.items():
                 if c != "bytes":
                     best[key][c] = min(best[key][c], v)
-    return cpu, columns, best
+    # In the benchmark's order (series as first met, sizes ascending), whichever run a point
+    # first came from.
+    series = list(OrderedDict.fromkeys(s for s, _ in best))
+    order = sorted(best, key=lambda k: (series.index(k[0]), k[1]))
+    return cpu, columns, OrderedDict((k, best[k]) for k in order)
 
 
 def thread_counts(columns):
@@ -143,6 +151,8 @@ def main(argv):
     i = 0
     while i < len(argv):
         a = argv[i]
+        if a in ("--oversub", "--best") and i + 1 == len(argv):
+            sys.exit(__doc__)
         if a == "--oversub":
             oversubs.append(argv[i + 1])
             i += 2

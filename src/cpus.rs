@@ -59,7 +59,8 @@ fn wider_than_caller() -> Option<CpuSet> {
 /// Runs `f`, on the calling thread, or, where that thread may run on fewer CPUs than the
 /// process's main thread, on a thread started for it with the main thread's CPUs: the threads
 /// that `f` starts inherit those, and what it counts (`available_parallelism`) counts them.
-/// (If that thread cannot be started, on the calling thread.)
+/// (If that thread cannot be started, on the calling thread; if the system refuses it the
+/// main thread's CPUs, it runs `f` with the calling thread's, as without this.)
 pub(crate) fn with_process_cpus<R: Send>(f: impl FnOnce() -> R + Send) -> R {
     #[cfg(target_os = "linux")]
     if let Some(set) = wider_than_caller() {
@@ -156,6 +157,8 @@ mod tests {
     fn a_pinned_thread_starts_threads_with_the_process_cpus() {
         // The test harness's main thread is not pinned (unless the whole process is, and
         // then there is nothing to check).
+        // What this (unpinned) thread counts, CPU quota included.
+        let expected = std::thread::available_parallelism().unwrap().get();
         let Some((cpus, (own, counted, started))) = pinned(|| {
             let own = CpuSet::of(0).unwrap().count();
             let counted = with_process_cpus(|| std::thread::available_parallelism().unwrap());
@@ -172,7 +175,7 @@ mod tests {
             return;
         }
         assert_eq!(own, 1, "the thread is pinned");
-        assert!(counted > 1, "counted {counted} of {cpus} CPUs");
+        assert_eq!(counted, expected, "counted with the process's {cpus} CPUs");
         assert_eq!(
             started, cpus,
             "a thread it starts has the main thread's CPUs"

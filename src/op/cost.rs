@@ -219,7 +219,7 @@ const THREAD_CLASSES: usize = 6;
 /// The class of `threads` (2 or more) threads: log2 rounded to the nearest (up from
 /// 2^(k + 1/2)), less one.
 fn thread_class(threads: usize) -> usize {
-    let t = threads.clamp(2, 1 << 20);
+    let t = threads.clamp(2, 64); // 46 and more are one class
     let k = t.ilog2();
     let nearest = if t * t >= 1 << (2 * k + 1) { k + 1 } else { k };
     (nearest as usize).min(THREAD_CLASSES) - 1
