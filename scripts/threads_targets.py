@@ -99,9 +99,9 @@ def log2(n):
     return n.bit_length() - 1
 
 
-def write_best(path, cpu, columns, best):
+def write_best(path, cpu, columns, best, runs):
     with open(path, "w", newline="") as f:
-        f.write(f"# {cpu} (fastest of several runs per point)\n")
+        f.write(f"# {cpu} (fastest of {runs} runs per point)\n")
         w = csv.writer(f, lineterminator="\n")
         w.writerow(columns)
         for (series, elements), row in best.items():
@@ -173,7 +173,7 @@ def main(argv):
         cores = max(counts)
         print(f"{cpu}; fastest of {len(csvs)} run(s) per point; thread counts {counts}")
         if best_path:
-            write_best(best_path, cpu, columns, best)
+            write_best(best_path, cpu, columns, best, len(csvs))
             print(f"best of the runs written to {best_path}")
         bound_checks = OrderedDict()
         for s, k, limit in BOUND_TARGETS:
