@@ -113,11 +113,6 @@ pub(crate) fn window_ns() -> u64 {
     })
 }
 
-/// Cores this process may run on.
-fn cores() -> usize {
-    crate::cpus::parallelism()
-}
-
 /// Nanoseconds since the first call in this process (a monotonic clock).
 pub(crate) fn now_ns() -> u64 {
     static START: OnceLock<Instant> = OnceLock::new();
@@ -228,7 +223,8 @@ impl Team {
     /// True while the team is contended, or always when its pool has more threads than the
     /// process has cores.
     pub fn contended(&self) -> bool {
-        self.threads > cores() || self.contended_until.load(Ordering::Relaxed) > now_ns()
+        self.threads > crate::cpus::parallelism()
+            || self.contended_until.load(Ordering::Relaxed) > now_ns()
     }
 
     fn mark_contended(&self) {
