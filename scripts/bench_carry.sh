@@ -54,8 +54,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here/out}
 budget=${DMLS_CARRY_SECONDS:-480}
 mkdir -p "$out"
+# The CPU, and what decides where woken threads run: the kernel, its scheduler parameters
+# (a virtual machine's kernel may pack threads onto few CPUs), a CPU quota, the CPUs allowed.
 { nproc; grep -m1 'model name' /proc/cpuinfo; grep -m1 'cpu family' /proc/cpuinfo;
-  grep -m1 '^model' /proc/cpuinfo; } > "$out/machine.txt"
+  grep -m1 '^model' /proc/cpuinfo; echo "kernel $(uname -r)";
+  echo "sched: $(tr ' ' '\n' < /proc/cmdline | grep -i -e sched -e isolcpus -e nohz -e idle | tr '\n' ' ')";
+  echo "cpu.max: $(cat /sys/fs/cgroup/cpu.max 2>/dev/null || echo none)";
+  grep -m1 Cpus_allowed_list /proc/self/status; } > "$out/machine.txt"
 t0=$(date +%s)
 longest=0
 # step NAME CMD...: runs CMD if the longest step so far still fits in the budget.

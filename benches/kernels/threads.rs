@@ -6,7 +6,7 @@
 //! (`Device::parallel_copy`), so that both what the machine can move and what a trip costs are
 //! visible. Each device is measured as one caller alone on the machine calling back to back:
 //! each of its batches starts once the workers of the device before it have left their team,
-//! after three untimed calls.
+//! after 2 ms of untimed calls (`DMLS_BENCH_WARM_US`) that wake its own.
 //!
 //! `cargo bench --bench kernels -- threads` prints the table and writes it as CSV to
 //! `target/kernels-threads.csv` (or `$DMLS_THREADS_CSV`); `DMLS_BENCH_REPS` sets the batches
@@ -150,17 +150,29 @@ impl Drop for Hot {
 /// A batch of a device that calls back to back, as one caller alone on the machine would:
 /// first the workers of the device measured before leave (they stay on their team for the hot
 /// window after its last call, 100 µs by default, and would take cores from this one), then
-/// [`WARM_CALLS`] calls untimed (they wake this device's workers; the library chooses the
-/// parallel path for calls that follow each other, on workers then awake), then `n` timed.
+/// untimed calls for `DMLS_BENCH_WARM_US` microseconds (2,000 by default) and at least
+/// [`WARM_CALLS`] of them, then `n` timed.
+///
+/// The untimed calls wake this device's workers, and the library chooses the parallel path for
+/// calls that follow each other, on workers then awake. A woken worker may take milliseconds
+/// to reach a core of its own: a scheduler that packs threads (as some virtual machines' do)
+/// queues it behind its waker until the load balancer moves it. After three untimed calls
+/// alone, a batch of 0.2 ms measured that arrival more than the device (on two vCPUs that
+/// pack, a pool of its own against the default device of as many threads: 0.68–1.43 at the
+/// best of three runs per point from 2^16 elements; after 2 ms of calls, 0.87–1.06).
 fn steady_batch(n: u32, f: &mut dyn FnMut()) -> Duration {
     std::thread::sleep(Duration::from_micros(env_or("DMLS_SPIN_US", 100u64) + 200));
-    for _ in 0..WARM_CALLS {
+    let warm = Duration::from_micros(env_or("DMLS_BENCH_WARM_US", 2000u64));
+    let t = Instant::now();
+    let mut calls = 0;
+    while calls < WARM_CALLS || t.elapsed() < warm {
         f();
+        calls += 1;
     }
     batch(n, f)
 }
 
-/// Untimed calls before each batch of [`steady_batch`].
+/// Untimed calls before each batch of [`steady_batch`], at the least.
 const WARM_CALLS: u32 = 3;
 
 /// One point: the operator on each device, the floors.
