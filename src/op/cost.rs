@@ -22,9 +22,12 @@
 //!   (100 ms) per state, so a busy moment does not rule it out for good, at a cost of one
 //!   trip per 100 ms; and when it says yes, the serial path is retried as often, so that the
 //!   serial rate stays current too);
-//! - [`trip_ns`]: one trip through the workers (wake them, run one empty task each, wait),
-//!   measured the first time a kernel has a choice to make on a class of thread counts
-//!   (median of five trips).
+//! - [`trip_ns`]: one trip through the team (an empty job of one part per thread), measured
+//!   the first time a kernel has a choice to make on a class of thread counts (median of five
+//!   trips). The caller claims parts from the first nanosecond and waits only for parts that
+//!   workers claimed, so this is the hand-off to workers already awake, or only the caller's
+//!   claims where none is (60–70 ns on two vCPUs): an optimistic estimate, which sends an
+//!   octave's first executions to the parallel path, where they are measured.
 //!
 //! The choice is bounded by a floor (never parallel below it: too small for any machine to
 //! gain) and a ceiling (always parallel from it: the work dwarfs any trip).
@@ -174,9 +177,11 @@ pub(crate) fn timed<R>(rate: &SerialRate, units: u64, f: impl FnOnce() -> R) -> 
 /// ([`thread_class`]; 0: not measured yet).
 static TRIP_NS: [AtomicU64; THREAD_CLASSES] = [const { AtomicU64::new(0) }; THREAD_CLASSES];
 
-/// One trip through the workers, in nanoseconds: measured on `workers` the first time a
-/// choice is made for their class of thread counts (after a trip that starts the pool if it
-/// is not running), then remembered. (A trip to sixteen workers costs more than one to two.)
+/// One trip through the team, in nanoseconds: an empty job of one part per thread, measured
+/// on `workers` the first time a choice is made for their class of thread counts (after a
+/// trip that starts the pool if it is not running), then remembered. (A trip to sixteen hot
+/// workers costs more than one to two; where no worker has arrived, the caller runs every
+/// part and the trip is its claims alone.)
 pub(crate) fn trip_ns(workers: Workers<'_>) -> u64 {
     let slot = &TRIP_NS[thread_class(workers.threads)];
     let known = slot.load(Ordering::Relaxed);
