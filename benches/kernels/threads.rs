@@ -6,7 +6,8 @@
 //! (`Device::parallel_copy`), so that both what the machine can move and what a trip costs are
 //! visible. Each device is measured as one caller alone on the machine calling back to back:
 //! each of its batches starts once the workers of the device before it have left their team,
-//! after 2 ms of untimed calls (`DMLS_BENCH_WARM_US`) that wake its own.
+//! after untimed calls that wake its own (for 2 ms on two threads, 5 ms on sixteen:
+//! `DMLS_BENCH_WARM_US`).
 //!
 //! `cargo bench --bench kernels -- threads` prints the table and writes it as CSV to
 //! `target/kernels-threads.csv` (or `$DMLS_THREADS_CSV`); `DMLS_BENCH_REPS` sets the batches
@@ -147,11 +148,11 @@ impl Drop for Hot {
     }
 }
 
-/// A batch of a device that calls back to back, as one caller alone on the machine would:
-/// first the workers of the device measured before leave (they stay on their team for the hot
-/// window after its last call, 100 µs by default, and would take cores from this one), then
-/// untimed calls for `DMLS_BENCH_WARM_US` microseconds (2,000 by default) and at least
-/// [`WARM_CALLS`] of them, then `n` timed.
+/// A batch of a device of `threads` threads that calls back to back, as one caller alone on
+/// the machine would: first the workers of the device measured before leave (they stay on
+/// their team for the hot window after its last call, 100 µs by default, and would take cores
+/// from this one), then untimed calls (at least [`WARM_CALLS`], and with workers for
+/// [`warm_up`]), then `n` timed.
 ///
 /// The untimed calls wake this device's workers, and the library chooses the parallel path for
 /// calls that follow each other, on workers then awake. A woken worker may take milliseconds
@@ -160,9 +161,9 @@ impl Drop for Hot {
 /// alone, a batch of 0.2 ms measured that arrival more than the device (on two vCPUs that
 /// pack, a pool of its own against the default device of as many threads: 0.68–1.43 at the
 /// best of three runs per point from 2^16 elements; after 2 ms of calls, 0.87–1.06).
-fn steady_batch(n: u32, f: &mut dyn FnMut()) -> Duration {
+fn steady_batch(threads: usize, n: u32, f: &mut dyn FnMut()) -> Duration {
     std::thread::sleep(Duration::from_micros(env_or("DMLS_SPIN_US", 100u64) + 200));
-    let warm = Duration::from_micros(env_or("DMLS_BENCH_WARM_US", 2000u64));
+    let warm = warm_up(threads);
     let t = Instant::now();
     let mut calls = 0;
     while calls < WARM_CALLS || t.elapsed() < warm {
@@ -174,6 +175,18 @@ fn steady_batch(n: u32, f: &mut dyn FnMut()) -> Duration {
 
 /// Untimed calls before each batch of [`steady_batch`], at the least.
 const WARM_CALLS: u32 = 3;
+
+/// How long a device of `threads` threads calls untimed before a batch: none for one thread;
+/// otherwise `DMLS_BENCH_WARM_US` (1,000) microseconds once, and once more per doubling of the
+/// threads (each worker that joins wakes at most two more, so their wakes come in rounds): 2 ms
+/// for two threads, 5 ms for sixteen.
+fn warm_up(threads: usize) -> Duration {
+    if threads < 2 {
+        return Duration::ZERO;
+    }
+    let rounds = 1 + u64::from(threads.next_power_of_two().ilog2());
+    Duration::from_micros(env_or("DMLS_BENCH_WARM_US", 1000u64) * rounds)
+}
 
 /// One point: the operator on each device, the floors.
 struct Point {
@@ -208,6 +221,12 @@ pub fn run(filter: &Option<String>) {
         .map(|&n| Device::with_threads(n as u32))
         .collect();
     devs.push(Device::with_threads(0));
+    // The threads of each device: the default device's pool has one per logical CPU.
+    let dev_threads: Vec<usize> = counts
+        .iter()
+        .copied()
+        .chain([*counts.last().unwrap()])
+        .collect();
     let pools: Vec<directml_subset::Device> = counts
         .iter()
         .map(|&n| {
@@ -283,10 +302,12 @@ pub fn run(filter: &Option<String>) {
             let mut pool_t: Vec<Vec<Duration>> = vec![vec![]; pools.len()];
             for _ in 0..reps {
                 for (i, f) in op_runs.iter_mut().enumerate() {
-                    op_t[i].push(steady_batch(op_calls[i], &mut **f));
+                    op_t[i].push(steady_batch(dev_threads[i], op_calls[i], &mut **f));
                 }
                 for (i, d) in pools.iter().enumerate() {
-                    pool_t[i].push(steady_batch(pool_calls[i], &mut || copy(d, &mut dst)));
+                    pool_t[i].push(steady_batch(counts[i], pool_calls[i], &mut || {
+                        copy(d, &mut dst)
+                    }));
                 }
             }
             let p = Point {
