@@ -8,14 +8,16 @@
 #   threads_targets.py  checks the runs against the many-core targets (Python 3, standard library)
 #   run.sh              runs, within DMLS_CARRY_SECONDS (default 480) and in this order while
 #                       time is left: `kernels threads` from 2^8 elements (run 1), `kernels
-#                       oversub` (run 1), `kernels threads` (runs 2 to 4), the same with
-#                       DMLS_PARALLEL=always (the parallel paths' own cost beside the library's
-#                       choice), `kernels oversub` (run 2); then the targets' check, best of the
-#                       threads runs per point. With kernels-base: three `threads` runs of each
-#                       and one `oversub` of each, alternating, and a check of each. Everything
-#                       goes under $OUT (default: target/carry/out): threads-N.csv/.txt,
-#                       threads-best.csv, threads-forced.*, oversub-N.txt, targets.txt (the same
-#                       with -base for kernels-base), machine.txt, steps.txt (each step's seconds).
+#                       oversub` (run 1), `kernels cold`, `kernels threads` (runs 2 to 4), the
+#                       same with DMLS_PARALLEL=always (the parallel paths' own cost beside the
+#                       library's choice), `kernels oversub` (run 2); then the targets' check,
+#                       best of the threads runs per point. With kernels-base: three `threads`
+#                       runs of each, then one `oversub` and one `cold` of each, alternating,
+#                       and a check of each. Everything goes under $OUT (default:
+#                       target/carry/out): threads-N.csv/.txt, threads-best.csv,
+#                       threads-forced.*, oversub-N.txt, cold.csv/.txt, targets.txt (the same
+#                       with -base for kernels-base), machine.txt, steps.txt (each step's
+#                       seconds).
 #
 #   scripts/bench_carry.sh [BASE]     BASE: a commit to build kernels-base from
 #
@@ -85,6 +87,7 @@ forced() {
         "$here/kernels" threads > "$out/threads-forced.txt" 2>&1
 }
 oversub() { "$here/$1" oversub > "$out/oversub$2.txt" 2>&1; }  # oversub EXE RUN
+cold() { DMLS_COLD_CSV="$out/cold$2.csv" "$here/$1" cold > "$out/cold$2.txt" 2>&1; }  # cold EXE SUFFIX
 shopt -s nullglob
 check() {  # check SUFFIX: the targets of threads-N$SUFFIX.csv and oversub-N$SUFFIX.txt
     local args=("$out"/threads-[0-9]"$1".csv) f
@@ -103,6 +106,8 @@ if [ -x "$here/kernels-base" ]; then
     done
     step "oversub run 1" oversub kernels -1
     step "oversub run 1 (base)" oversub kernels-base -1-base
+    step "cold" cold kernels ""
+    step "cold (base)" cold kernels-base -base
     check ""
     check -base
     echo "== this build"; grep '^\(PASS\|FAIL\|NONE\|no run\)' "$out/targets.txt"
@@ -111,13 +116,14 @@ if [ -x "$here/kernels-base" ]; then
 else
     step "threads run 1" threads kernels -1
     step "oversub run 1" oversub kernels -1
+    step "cold" cold kernels ""
     for n in 2 3 4; do step "threads run $n" threads kernels "-$n"; done
     step "threads forced" forced
     step "oversub run 2" oversub kernels -2
     check ""
     cat "$out/targets.txt"
 fi
-for f in "$out"/oversub-*.txt; do cat "$f"; done
+for f in "$out"/oversub-*.txt "$out"/cold*.txt; do cat "$f"; done
 RUN
 chmod +x target/carry/run.sh
 echo "target/carry/ is ready: $(du -sh target/carry | cut -f1); run target/carry/run.sh there"

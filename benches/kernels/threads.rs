@@ -35,7 +35,7 @@ use directml_subset::dml::DML_TENSOR_DATA_TYPE;
 use test_support::{env_or, Buffer, Device};
 
 /// The thread counts measured: 1, 2, 4, … up to the cores, and the cores.
-fn counts() -> Vec<usize> {
+pub fn counts() -> Vec<usize> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut v: Vec<usize> = (0..)
         .map(|k| 1usize << k)
@@ -343,19 +343,7 @@ pub fn run(filter: &Option<String>) {
 fn write_csv(counts: &[usize], points: &[Point]) {
     let path =
         std::env::var("DMLS_THREADS_CSV").unwrap_or_else(|_| "target/kernels-threads.csv".into());
-    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let field = |name: &str| {
-        info.lines()
-            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == name))
-            .map_or("", |l| l.split(':').nth(1).unwrap_or("").trim())
-            .to_string()
-    };
-    let cpu = format!(
-        "{} (family {} model {})",
-        field("model name"),
-        field("cpu family"),
-        field("model")
-    );
+    let cpu = crate::isa::cpu_name();
     let mut text = format!(
         "# {cpu}, {} logical CPUs\nseries,elements,bytes",
         counts.last().unwrap()
