@@ -20,8 +20,9 @@
 //!   state (until then, a perfect split plus the trips is assumed;
 //!   when that rate says no, the parallel path is still retried once every [`RETRY_NS`]
 //!   (100 ms) per state, so a busy moment does not rule it out for good, at a cost of one
-//!   trip per 100 ms; and when it says yes, the serial path is retried as often, so that the
-//!   serial rate stays current too);
+//!   trip per 100 ms; and when it says yes, the serial path is retried as often, or once per
+//!   [`SERIAL_RETRY_SPAN`] serial executions' worth of time where that is longer, so that the
+//!   serial rate stays current too at a bounded cost);
 //! - [`trip_ns`]: one trip through the team (an empty job of one part per thread), measured
 //!   the first time a kernel has a choice to make on a class of thread counts (median of five
 //!   trips). The caller claims parts from the first nanosecond and waits only for parts that
@@ -316,6 +317,19 @@ impl Parallel {
 /// choice in a fixed count instead cost up to 2× on inputs just above the floor, where one
 /// trip is many executions' worth of work.)
 const RETRY_NS: u64 = 100_000_000;
+/// A serial retry costs what the serial path loses to the parallel one, up to a whole serial
+/// execution: a 2^26-element NonZero took about 30 ms on one thread of a 16-core Xeon and 6 ms
+/// on all, so a retry per [`RETRY_NS`] would cost a caller that calls back to back about a
+/// fifth of its time. The serial path is retried at most once per this many serial
+/// executions' worth of time (a cost of at most 1/64, 1.6%).
+const SERIAL_RETRY_SPAN: u64 = 64;
+
+/// The period of the serial path's retries for an execution whose serial estimate is
+/// `serial_ns`: [`RETRY_NS`], or [`SERIAL_RETRY_SPAN`] serial executions if longer.
+fn serial_retry_ns(serial_ns: u64) -> u64 {
+    RETRY_NS.max(serial_ns.saturating_mul(SERIAL_RETRY_SPAN))
+}
+
 /// Choices per look at the clock for the retries.
 const CLOCK_EVERY: u64 = 16;
 
@@ -480,7 +494,7 @@ fn measured_pays(
             && !workers.called());
     match now() {
         None => pays,
-        Some(now) if pays => !retry_due(&parallel.serial_retried, now, RETRY_NS),
+        Some(now) if pays => !retry_due(&parallel.serial_retried, now, serial_retry_ns(serial)),
         Some(now) => {
             // A rate of few executions is retried eight times as often: its first ones are
             // often slow (the workers' first wakes, new pages), and a median needs half a
@@ -715,6 +729,28 @@ mod tests {
             3,
             "one per period"
         );
+    }
+
+    #[test]
+    fn a_long_serial_path_is_retried_less_often() {
+        let two = Workers::without_pool(2);
+        // Serial 1 ns per unit, 10 ms per execution; parallel 0.5 ns: yes, but for a serial
+        // retry once per 64 serial executions (640 ms), not once per RETRY_NS.
+        let units = 10_000_000;
+        let r = serial_at_1ns(&[units]);
+        record_both(&r, units, Duration::from_millis(5));
+        let serial_retries = |from: u64, to: u64| {
+            (from..to)
+                .step_by(1_000_000)
+                .filter(|&t| !measured_pays(units, &r, 1, two, false, || Some(t)))
+                .count()
+        };
+        let period = SERIAL_RETRY_SPAN * 10_000_000;
+        assert!(period > RETRY_NS);
+        assert_eq!(serial_retries(0, period), 0, "none in the first period");
+        assert_eq!(serial_retries(period, 4 * period), 3, "one per period");
+        // A short serial path keeps RETRY_NS.
+        assert_eq!(serial_retry_ns(1000), RETRY_NS);
     }
 
     #[test]
