@@ -20,7 +20,7 @@ use rand::SeedableRng;
 
 use crate::curve::{fmt_time, median, series};
 use crate::operators::{make_data, prepare};
-use test_support::{env_or, Device};
+use test_support::env_or;
 
 pub fn run(filter: &Option<String>) {
     if filter.as_deref() != Some("cold") {
@@ -31,11 +31,7 @@ pub fn run(filter: &Option<String>) {
     let min_log2: u32 = env_or("DMLS_COLD_MIN_LOG2", 16);
     let max_log2: u32 = env_or("DMLS_COLD_MAX_LOG2", 22);
     let counts = crate::threads::counts();
-    let mut devs: Vec<Device> = counts
-        .iter()
-        .map(|&n| Device::with_threads(n as u32))
-        .collect();
-    devs.push(Device::with_threads(0));
+    let devs = crate::threads::devices(&counts);
     println!(
         "\ncold calls (C API; the median of {calls} calls per device, each after {} µs without \
          calls; ratio: default over one thread):",

@@ -47,6 +47,15 @@ pub fn counts() -> Vec<usize> {
     v
 }
 
+/// A device per thread count of `counts`, then the default device.
+pub fn devices(counts: &[usize]) -> Vec<Device> {
+    counts
+        .iter()
+        .map(|&n| Device::with_threads(n as u32))
+        .chain([Device::with_threads(0)])
+        .collect()
+}
+
 /// A job for the hot threads: addresses and lengths as integers.
 #[derive(Default)]
 struct Job {
@@ -216,11 +225,7 @@ pub fn run(filter: &Option<String>) {
     let min_log2: u32 = env_or("DMLS_CURVE_MIN_LOG2", 12);
     let max_log2: u32 = env_or("DMLS_CURVE_MAX_LOG2", 26);
     let counts = counts();
-    let mut devs: Vec<Device> = counts
-        .iter()
-        .map(|&n| Device::with_threads(n as u32))
-        .collect();
-    devs.push(Device::with_threads(0));
+    let devs = devices(&counts);
     // The threads of each device: the default device's pool has one per logical CPU.
     let dev_threads: Vec<usize> = counts
         .iter()
