@@ -86,12 +86,76 @@ const CONTENDED_NS: u64 = 5_000_000;
 /// virtual CPU). For fifteen workers the caller makes two calls, and each round of workers
 /// that wake doubles those awake.
 const FIRST_CALLS: usize = 2;
-/// `pause` instructions between two looks at the job state.
-const PAUSES: u32 = 16;
-/// Looks at the job state between two clock reads.
-const LOOKS_PER_CLOCK: u32 = 16;
+/// About how long the `pause` instructions between two looks at a shared word take, in
+/// nanoseconds. A `pause` takes a few nanoseconds on some CPUs and 20–60 on others (Intel
+/// lengthened it from about 10 to about 140 cycles with Skylake; 22.7 ns on AMD Zen 5): a fixed
+/// count of them would make a thread that waits notice a new job or a finished part up to a
+/// microsecond late on one CPU and spin on the shared word on another. So the count is set
+/// from this CPU's measured `pause` ([`Spin`]).
+const LOOK_NS: f64 = 25.0;
+/// About how often a worker in its hot window reads the clock, in nanoseconds (for the
+/// window's end, and to notice that it was descheduled).
+const CLOCK_NS: f64 = 5_000.0;
+/// About how long a caller waiting for parts running elsewhere looks with `pause` before it
+/// gives up the core between looks, in nanoseconds.
+const WAIT_SPIN_NS: f64 = 750_000.0;
 /// Clock reads between two looks for rayon work (a second caller's parts).
 const CLOCKS_PER_RAYON: u32 = 8;
+
+/// How a waiting thread spins on this CPU, from its measured `pause` (once per process).
+struct Spin {
+    /// `pause` instructions between two looks (about [`LOOK_NS`]; at least one).
+    pauses: u32,
+    /// Looks between two clock reads of a worker in its window (about [`CLOCK_NS`]).
+    looks_per_clock: u32,
+    /// Looks of a waiting caller before it gives up the core between looks (about
+    /// [`WAIT_SPIN_NS`]).
+    wait_looks: u32,
+}
+
+impl Spin {
+    fn get() -> &'static Spin {
+        static SPIN: OnceLock<Spin> = OnceLock::new();
+        SPIN.get_or_init(|| Spin::for_pause_ns(pause_ns()))
+    }
+
+    /// The spin for a CPU whose `pause` takes `pause_ns` nanoseconds.
+    fn for_pause_ns(pause_ns: f64) -> Spin {
+        let pause_ns = pause_ns.clamp(0.25, 1_000.0);
+        let pauses = (LOOK_NS / pause_ns).round().clamp(1.0, 64.0);
+        // A look also loads the word and loops: a few nanoseconds more than its pauses.
+        let look_ns = pauses * pause_ns + 2.0;
+        Spin {
+            pauses: pauses as u32,
+            looks_per_clock: (CLOCK_NS / look_ns).round().max(1.0) as u32,
+            wait_looks: (WAIT_SPIN_NS / look_ns).round().max(1.0) as u32,
+        }
+    }
+
+    /// One look's `pause`s.
+    #[inline]
+    fn pause(&self) {
+        for _ in 0..self.pauses {
+            core::hint::spin_loop();
+        }
+    }
+}
+
+/// This CPU's `pause` (`core::hint::spin_loop`), in nanoseconds: the fastest of five batches
+/// of 64 (a batch interrupted or descheduled is slower, never faster). About 10 µs once per
+/// process, when its first team is made.
+fn pause_ns() -> f64 {
+    const BATCH: u32 = 64;
+    (0..5)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..BATCH {
+                core::hint::spin_loop();
+            }
+            t.elapsed().as_nanos() as f64 / f64::from(BATCH)
+        })
+        .fold(f64::INFINITY, f64::min)
+}
 
 /// The hot window in nanoseconds, from `DMLS_SPIN_US` (microseconds, 0 to 1,000,000; read
 /// once). A value that is not such a number is reported once on standard error and the
@@ -176,6 +240,8 @@ pub(crate) struct Team {
 
 impl Team {
     pub fn new(threads: usize) -> Team {
+        // Measures the `pause` now, with the pool, not on an execution's path.
+        Spin::get();
         Team {
             state: Line(AtomicU64::new(0)),
             job: AtomicPtr::new(core::ptr::null_mut()),
@@ -383,6 +449,7 @@ impl Team {
         self.arrived.fetch_add(1, Ordering::AcqRel);
         self.recruit();
         let window = window_ns();
+        let spin = Spin::get();
         let mut idle_since = Instant::now();
         let mut last = idle_since;
         let mut looks = 0u32;
@@ -397,11 +464,9 @@ impl Team {
             if self.closed.load(Ordering::Acquire) {
                 break;
             }
-            for _ in 0..PAUSES {
-                core::hint::spin_loop();
-            }
+            spin.pause();
             looks += 1;
-            if looks < LOOKS_PER_CLOCK {
+            if looks < spin.looks_per_clock {
                 continue;
             }
             looks = 0;
@@ -431,26 +496,28 @@ impl Team {
     }
 }
 
-/// A caller's wait for the parts still running elsewhere: `pause` at first, then the core is
-/// given up between looks (at once under contention), since a part may be waiting for this
-/// very core.
+/// A caller's wait for the parts still running elsewhere: `pause` at first (for about
+/// [`WAIT_SPIN_NS`]), then the core is given up between looks (at once under contention),
+/// since a part may be waiting for this very core.
 struct Wait {
     looks: u32,
+    spin: &'static Spin,
 }
 
 impl Wait {
     fn new() -> Wait {
-        Wait { looks: 0 }
+        Wait {
+            looks: 0,
+            spin: Spin::get(),
+        }
     }
 
     fn pause(&mut self, contended: bool) {
         self.looks = self.looks.saturating_add(1);
-        if contended || self.looks > 2048 {
+        if contended || self.looks > self.spin.wait_looks {
             std::thread::yield_now();
         } else {
-            for _ in 0..PAUSES {
-                core::hint::spin_loop();
-            }
+            self.spin.pause();
         }
     }
 }
@@ -612,6 +679,34 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(2));
         });
         assert_eq!(ids.lock().unwrap().len(), 8);
+    }
+
+    #[test]
+    fn a_look_takes_about_the_same_time_whatever_the_pause() {
+        // A few nanoseconds (older Intel), 22.7 (AMD Zen 5), 40-60 (Intel from Skylake on).
+        for pause_ns in [0.1, 3.0, 8.0, 22.7, 45.0, 60.0, 2_000.0] {
+            let spin = Spin::for_pause_ns(pause_ns);
+            let look_ns = f64::from(spin.pauses) * pause_ns.clamp(0.25, 1_000.0);
+            assert!(spin.pauses >= 1, "{pause_ns} ns");
+            assert!(
+                spin.pauses == 1 || look_ns <= 2.0 * LOOK_NS,
+                "{pause_ns} ns: {} pauses",
+                spin.pauses
+            );
+            assert!(
+                spin.pauses == 64 || look_ns >= LOOK_NS / 2.0,
+                "{pause_ns} ns: {} pauses",
+                spin.pauses
+            );
+            let near = |looks: u32, target: f64| {
+                let t = f64::from(looks) * (look_ns + 2.0);
+                looks == 1 || (t > target * 0.9 && t < target * 1.1)
+            };
+            assert!(near(spin.looks_per_clock, CLOCK_NS), "{pause_ns} ns");
+            assert!(near(spin.wait_looks, WAIT_SPIN_NS), "{pause_ns} ns");
+        }
+        let measured = pause_ns();
+        assert!(measured.is_finite() && measured >= 0.0, "{measured}");
     }
 
     #[test]
