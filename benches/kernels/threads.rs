@@ -18,7 +18,10 @@
 //! process alone, then `DMLS_BENCH_PROCS` (default 4) at once, each calling for
 //! `DMLS_OVERSUB_SECONDS` (default 2) seconds; it prints the calls per second of each and the
 //! aggregate over the one process's, and the machine's runnable threads (`/proc/loadavg`,
-//! sampled every 10 ms while they call): whether the pools' shares settle near the CPUs.
+//! sampled every 10 ms while they call): whether the pools' shares settle near the CPUs. Then
+//! the same processes at once, each given its share of the CPUs by hand (`RAYON_NUM_THREADS`
+//! = CPUs / processes, at least 1, as the performance page advises), for what the automatic
+//! shares would reach at best on this machine.
 
 use std::hint::black_box;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -421,10 +424,11 @@ fn nonzero_f32(log2: u32) -> Kind {
     }
 }
 
-/// Runs `procs` children at once on 2^`log2` elements; returns each one's calls per second,
-/// and the machine's runnable threads (besides this one) sampled every 10 ms while they call
-/// (none where `/proc/loadavg` cannot be read).
-fn children(procs: usize, log2: u32) -> (Vec<f64>, Vec<usize>) {
+/// Runs `procs` children at once on 2^`log2` elements (with `RAYON_NUM_THREADS` set to
+/// `threads`, if given); returns each one's calls per second, and the machine's runnable
+/// threads (besides this one) sampled every 10 ms while they call (none where
+/// `/proc/loadavg` cannot be read).
+fn children(procs: usize, log2: u32, threads: Option<usize>) -> (Vec<f64>, Vec<usize>) {
     let exe = std::env::current_exe().expect("the benchmark's path");
     let start = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -433,13 +437,16 @@ fn children(procs: usize, log2: u32) -> (Vec<f64>, Vec<usize>) {
         + 1500;
     let kids: Vec<_> = (0..procs)
         .map(|_| {
-            std::process::Command::new(&exe)
+            let mut child = std::process::Command::new(&exe);
+            child
                 .arg("oversub-child")
                 .env("DMLS_OVERSUB_LOG2", log2.to_string())
                 .env("DMLS_OVERSUB_START", start.to_string())
-                .stdout(std::process::Stdio::piped())
-                .spawn()
-                .expect("start a child")
+                .stdout(std::process::Stdio::piped());
+            if let Some(n) = threads {
+                child.env("RAYON_NUM_THREADS", n.to_string());
+            }
+            child.spawn().expect("start a child")
         })
         .collect();
     // Sample from a fifth of a second into the calls to a tenth of a second before their end.
@@ -498,20 +505,31 @@ fn runnable_summary(mut v: Vec<usize>) -> String {
 
 fn oversub() {
     let procs: usize = env_or("DMLS_BENCH_PROCS", 4);
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let share = (cpus / procs.max(1)).max(1);
     println!(
         "\noversubscription: NonZero FLOAT32 d=0.5 on the default device, one process alone, then \
-         {procs} at once ({} logical CPUs); calls per second",
-        std::thread::available_parallelism().map_or(1, |n| n.get())
+         {procs} at once ({cpus} logical CPUs), then {procs} at once with RAYON_NUM_THREADS={share} \
+         each (their shares by hand); calls per second"
     );
+    let calls = |v: &[f64]| v.iter().map(|c| c.round()).collect::<Vec<_>>();
     for log2 in [20, 22, 24] {
-        let (one, one_runnable) = children(1, log2);
-        let (many, many_runnable) = children(procs, log2);
+        let (one, one_runnable) = children(1, log2, None);
+        let (many, many_runnable) = children(procs, log2, None);
+        let (by_hand, _) = children(procs, log2, Some(share));
         let one = one[0];
         let sum: f64 = many.iter().sum();
+        let hand_sum: f64 = by_hand.iter().sum();
         println!(
             "2^{log2}: alone {one:.0}/s; {procs} at once {:?} = {sum:.0}/s; aggregate / alone {:.2}",
-            many.iter().map(|c| c.round()).collect::<Vec<_>>(),
+            calls(&many),
             sum / one
+        );
+        println!(
+            "  by hand: {:?} = {hand_sum:.0}/s, {:.2} of alone; automatic / by hand {:.2}",
+            calls(&by_hand),
+            hand_sum / one,
+            sum / hand_sum
         );
         println!(
             "  runnable threads of the machine while they called: alone {}; {procs} at once {}",
