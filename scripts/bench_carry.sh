@@ -57,11 +57,14 @@ out=${OUT:-$here/out}
 budget=${DMLS_CARRY_SECONDS:-480}
 mkdir -p "$out"
 # The CPU, and what decides where woken threads run: the kernel, its scheduler parameters
-# (a virtual machine's kernel may pack threads onto few CPUs), a CPU quota, the CPUs allowed.
+# (a virtual machine's kernel may pack threads onto few CPUs), a CPU quota, the CPUs allowed;
+# and the clock source (the library reads the clock around executions: a source the vDSO
+# cannot read, such as hpet or acpi_pm, costs a system call per read).
 { nproc; grep -m1 'model name' /proc/cpuinfo; grep -m1 'cpu family' /proc/cpuinfo;
   grep -m1 '^model' /proc/cpuinfo; echo "kernel $(uname -r)";
   echo "sched: $(tr ' ' '\n' < /proc/cmdline | grep -i -e sched -e isolcpus -e nohz -e idle | tr '\n' ' ')";
   echo "cpu.max: $(cat /sys/fs/cgroup/cpu.max 2>/dev/null || echo none)";
+  echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)";
   grep -m1 Cpus_allowed_list /proc/self/status; } > "$out/machine.txt"
 t0=$(date +%s)
 longest=0

@@ -213,6 +213,29 @@ struct Point {
     pool: Vec<f64>,
 }
 
+/// This CPU's `pause` (`spin_loop`) and a read of the monotonic clock, in nanoseconds: the
+/// fastest of five batches of each. Waiting threads of the library spin on `pause`, and it
+/// reads the clock around executions: a clock source the vDSO cannot read costs a system call.
+fn pause_and_clock_ns() -> (f64, f64) {
+    let fastest = |f: &dyn Fn()| {
+        (0..5)
+            .map(|_| {
+                let t = Instant::now();
+                for _ in 0..256 {
+                    f();
+                }
+                t.elapsed().as_nanos() as f64 / 256.0
+            })
+            .fold(f64::INFINITY, f64::min)
+    };
+    (
+        fastest(&core::hint::spin_loop),
+        fastest(&|| {
+            black_box(Instant::now());
+        }),
+    )
+}
+
 fn min(v: &[f64]) -> f64 {
     v.iter().copied().fold(f64::INFINITY, f64::min)
 }
@@ -245,6 +268,10 @@ pub fn run(filter: &Option<String>) {
             .expect("a device")
         })
         .collect();
+    let (pause, clock) = pause_and_clock_ns();
+    println!(
+        "\nthis CPU: `pause` {pause:.1} ns, a clock read {clock:.1} ns (the fastest of five batches)"
+    );
     println!(
         "\nthreads (C API; time per call, median of {reps} batches; floors: the best over {counts:?} \
          threads of a hot-thread memcpy of (read + written) / 2, and of the same through the \
