@@ -187,6 +187,20 @@ static void feature_cases(void) {
     }
     support_untouched("support untouched");
 
+    /* A level newer than 6_4, as a program built with a newer DirectML.h lists: above every
+       device's, so the answer is the highest of the others. */
+    levels[0] = 0x6500u;
+    levels[1] = DML_FEATURE_LEVEL_3_0;
+    lq.RequestedFeatureLevelCount = 2;
+    lq.RequestedFeatureLevels = levels;
+    hr = dmls_device_check_feature_support(dev, F_LEVELS, QL, &lq, SL, &g_levels_support.data);
+    check_hr("a newer level beside 3_0", hr, S_OK, NULL);
+    check_true("answer 3_0 beside 0x6500",
+               g_levels_support.data.MaxSupportedFeatureLevel == DML_FEATURE_LEVEL_3_0);
+    lq.RequestedFeatureLevelCount = 1;
+    hr = dmls_device_check_feature_support(dev, F_LEVELS, QL, &lq, SL, &g_levels_support.data);
+    check_hr("only a newer level", hr, DXGI_ERROR_UNSUPPORTED, "none of the requested levels");
+
     /* Positive controls: the same structs work when valid. */
     levels[0] = DML_FEATURE_LEVEL_3_0;
     levels[1] = DML_FEATURE_LEVEL_6_4;

@@ -399,7 +399,7 @@ static void execute_cases(void) {
         bindings_reset(&s, dm_bytes, dm_bytes, 0);
         s.bout0.Buffer = s.in.mem;
         expect_execute("same address, transposed input", &s, top, 1, s.in_desc, 1, s.out_desc,
-                       E_INVALIDARG, "layout");
+                       E_INVALIDARG, "sizes and strides");
         dmls_operator_release(top);
     }
 

@@ -175,6 +175,31 @@ static void in_place(dmls_device *device) {
     for (int i = 0; i < 20; ++i) CHECK(shifted[i] == seed_matrix[i]);
     dmls_operator_release(op);
 
+    /* Same address, same interleaved strides: element (i, j) at 5i + 3j (the rows interleave, but
+       no two elements share an address). Allowed, and only those 20 elements change. */
+    const UINT interleaved[2] = {5, 3};
+    op = make_diag1(device, 1, interleaved, interleaved, INT32_MIN, 1);
+    static _Alignas(16) float w[32];
+    for (int i = 0; i < 32; ++i) w[i] = -1.0f;
+    for (int i = 0; i < 4; ++i)
+        for (int j = 0; j < 5; ++j) w[5 * i + 3 * j] = seed_matrix[5 * i + j];
+    b_in.Buffer = w;
+    b_out.Buffer = w;
+    b_in.Offset = b_out.Offset = 0;
+    b_in.SizeInBytes = b_out.SizeInBytes = sizeof w;
+    CHECK_HR(dmls_operator_execute(op, 1, &in, 1, &out), S_OK);
+    {
+        int placed[32] = {0};
+        for (int i = 0; i < 4; ++i)
+            for (int j = 0; j < 5; ++j) {
+                CHECK(w[5 * i + 3 * j] == seed_upper[5 * i + j]);
+                placed[5 * i + 3 * j] = 1;
+            }
+        for (int i = 0; i < 32; ++i)
+            if (!placed[i]) CHECK(w[i] == -1.0f);
+    }
+    dmls_operator_release(op);
+
     /* Same address, different layout (output rows padded to 6): rejected. */
     const UINT padded[2] = {6, 1};
     op = make_diag1(device, 1, NULL, padded, INT32_MIN, 1);

@@ -1467,8 +1467,10 @@ void dmls_device_release(struct dmls_device *device);
 //   bits, FALSE for UINT4, INT4 and unknown values.
 // - `DML_FEATURE_FEATURE_LEVELS`: `query` is a DML_FEATURE_QUERY_FEATURE_LEVELS, `support` a
 //   DML_FEATURE_DATA_FEATURE_LEVELS: the highest requested level not above the device's. A
-//   requested value that is not a DML_FEATURE_LEVEL, or a count of 0, is E_INVALIDARG; when
-//   every requested level is above the device's, DXGI_ERROR_UNSUPPORTED.
+//   well-formed level above 6_4 (0xMm00, as a program built with a newer DirectML.h may list)
+//   counts as above the device's. A requested value that is neither a DML_FEATURE_LEVEL nor
+//   such a level (0x3300, 0x6401), or a count of 0, is E_INVALIDARG; when every requested
+//   level is above the device's, DXGI_ERROR_UNSUPPORTED.
 //
 // `query_size` and `support_size` must equal the structs' sizes exactly (E_INVALIDARG). An
 // unknown feature is DXGI_ERROR_UNSUPPORTED. NULL `device`, `query` or `support` is E_POINTER.
@@ -1528,8 +1530,8 @@ void dmls_operator_release(struct dmls_operator *op);
 // GuaranteedBaseOffsetAlignment when given); `Buffer + Offset` not aligned to the element size
 // (and GuaranteedBaseOffsetAlignment); DML_BINDING_TYPE_BUFFER_ARRAY; an output's bytes
 // `[Buffer + Offset, + TotalTensorSizeInBytes)` overlapping any other bound tensor's, except
-// that DIAGONAL_MATRIX1 may run in place (input and output at the same address with the same
-// layout). NULL `op`, a NULL array with a nonzero count, a NULL binding `Desc` or `Buffer` is
+// that DIAGONAL_MATRIX1 may run in place (input and output at the same address, with the same
+// data type, sizes and strides). NULL `op`, a NULL array with a nonzero count, a NULL binding `Desc` or `Buffer` is
 // E_POINTER.
 //
 // Only the output tensors' elements are written: never padding between strided elements,

@@ -144,9 +144,11 @@ impl Device {
         DataType::from_raw(data_type).is_some()
     }
 
-    /// `DML_FEATURE_FEATURE_LEVELS`: the highest requested level not above the device's. No
-    /// level requested, or one that is not a DML_FEATURE_LEVEL, is `InvalidArg`; all of them
-    /// above the device's is `Unsupported`. (Messages name the fields of DirectML's query
+    /// `DML_FEATURE_FEATURE_LEVELS`: the highest requested level not above the device's. A
+    /// well-formed level above 6_4 (`0xMm00`, as a program built with a newer DirectML.h may
+    /// list) is above every device's, like any level above this one's. No level requested, or
+    /// one that is neither a DML_FEATURE_LEVEL nor such a newer level, is `InvalidArg`; all of
+    /// them above the device's is `Unsupported`. (Messages name the fields of DirectML's query
     /// struct, `RequestedFeatureLevels`.)
     pub fn max_supported_feature_level(
         &self,
@@ -158,7 +160,7 @@ impl Device {
         if let Some((i, bad)) = requested
             .iter()
             .enumerate()
-            .find(|(_, l)| !level::is_known(**l))
+            .find(|(_, l)| !level::is_known(**l) && !level::is_newer(**l))
         {
             return invalid!(
                 "RequestedFeatureLevels[{i}] is {:#x}, not a DML_FEATURE_LEVEL value",

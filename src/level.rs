@@ -35,6 +35,12 @@ pub(crate) fn is_known(level: DML_FEATURE_LEVEL) -> bool {
     KNOWN_LEVELS.contains(&level)
 }
 
+/// True for a well-formed level above 6_4 (`0xMm00`): one a newer DirectML may define, which
+/// this library does not emulate.
+pub(crate) fn is_newer(level: DML_FEATURE_LEVEL) -> bool {
+    level > NEWEST && level.0 <= 0xFFFF && level.0 & 0xFF == 0
+}
+
 /// Resolves a device's requested level: 0 is the newest; a defined level is itself; a
 /// well-formed level above 6_4 (`0xMm00`) is `Unsupported`; anything else is `InvalidArg`.
 pub(crate) fn resolve(raw: DML_FEATURE_LEVEL) -> Result<DML_FEATURE_LEVEL> {
@@ -44,7 +50,7 @@ pub(crate) fn resolve(raw: DML_FEATURE_LEVEL) -> Result<DML_FEATURE_LEVEL> {
     if is_known(raw) {
         return Ok(raw);
     }
-    if raw > NEWEST && raw.0 <= 0xFFFF && raw.0 & 0xFF == 0 {
+    if is_newer(raw) {
         return Err(Error::Unsupported(format!(
             "feature_level DML_FEATURE_LEVEL_{} ({:#x}) is newer than 6_4, the \
              newest this library emulates",

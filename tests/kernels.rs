@@ -523,6 +523,44 @@ fn diagonal_parallel() {
     });
 }
 
+/// In place on outputs whose rows interleave without sharing an address (element (i, j) of
+/// sizes {4, 5} at 5i + 3j; of {2, n} at si + 2j with s odd): such a layout passes only the
+/// exact overlap search, not the quick test, and in place must still take it as the same
+/// layout as the input's identical desc (it was refused). On one thread, on two and four
+/// (parallel from the floor: two 20,000-element rows of FLOAT32 are 156 KiB).
+#[test]
+fn diagonal_in_place_with_interleaved_strides() {
+    common::force_parallel_paths();
+    with_seed("diagonal_in_place_with_interleaved_strides", |rng| {
+        let devs = [device(1), device(2), device(4)];
+        let cases: [(&[u32], &[u32], DataType); 5] = [
+            (&[4, 5], &[5, 3], DataType::Float32),
+            (&[2, 3], &[3, 2], DataType::UInt8),
+            (&[2, 301], &[101, 2], DataType::Int64),
+            (&[2, 20_000], &[10_001, 2], DataType::Float32),
+            (&[3, 2, 20_000], &[40_002, 10_001, 2], DataType::Float16),
+        ];
+        for dev in &devs {
+            for (sizes, strides, t) in cases {
+                let d = sizes.len();
+                let (begin, end) = random_fill(rng, sizes[d - 1], sizes[d - 2]);
+                check_diagonal(
+                    rng,
+                    dev,
+                    t,
+                    sizes,
+                    Some(strides),
+                    Some(Some(strides.to_vec())),
+                    true,
+                    begin,
+                    end,
+                    "in place, interleaved",
+                );
+            }
+        }
+    });
+}
+
 /// Runs the NONZERO_COORDINATES cases and the large DIAGONAL_MATRIX1 ones (streaming stores)
 /// again with `DMLS_SIMD=avx2`, `sse2` and `portable` in child processes (the level is read
 /// once per process; the parent runs at the best level the CPU has, AVX-512 where it can).

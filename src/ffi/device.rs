@@ -96,8 +96,10 @@ pub unsafe extern "C" fn dmls_device_release(device: *mut dmls_device) {
 ///   bits, FALSE for UINT4, INT4 and unknown values.
 /// - `DML_FEATURE_FEATURE_LEVELS`: `query` is a DML_FEATURE_QUERY_FEATURE_LEVELS, `support` a
 ///   DML_FEATURE_DATA_FEATURE_LEVELS: the highest requested level not above the device's. A
-///   requested value that is not a DML_FEATURE_LEVEL, or a count of 0, is E_INVALIDARG; when
-///   every requested level is above the device's, DXGI_ERROR_UNSUPPORTED.
+///   well-formed level above 6_4 (0xMm00, as a program built with a newer DirectML.h may list)
+///   counts as above the device's. A requested value that is neither a DML_FEATURE_LEVEL nor
+///   such a level (0x3300, 0x6401), or a count of 0, is E_INVALIDARG; when every requested
+///   level is above the device's, DXGI_ERROR_UNSUPPORTED.
 ///
 /// `query_size` and `support_size` must equal the structs' sizes exactly (E_INVALIDARG). An
 /// unknown feature is DXGI_ERROR_UNSUPPORTED. NULL `device`, `query` or `support` is E_POINTER.

@@ -123,8 +123,8 @@ fn overlaps(a: Bound, b: Bound) -> bool {
 /// GuaranteedBaseOffsetAlignment when given); `Buffer + Offset` not aligned to the element size
 /// (and GuaranteedBaseOffsetAlignment); DML_BINDING_TYPE_BUFFER_ARRAY; an output's bytes
 /// `[Buffer + Offset, + TotalTensorSizeInBytes)` overlapping any other bound tensor's, except
-/// that DIAGONAL_MATRIX1 may run in place (input and output at the same address with the same
-/// layout). NULL `op`, a NULL array with a nonzero count, a NULL binding `Desc` or `Buffer` is
+/// that DIAGONAL_MATRIX1 may run in place (input and output at the same address, with the same
+/// data type, sizes and strides). NULL `op`, a NULL array with a nonzero count, a NULL binding `Desc` or `Buffer` is
 /// E_POINTER.
 ///
 /// Only the output tensors' elements are written: never padding between strided elements,
@@ -224,7 +224,9 @@ pub unsafe extern "C" fn dmls_operator_execute(
                 if b.len == 0 || !overlaps(o, b) {
                     continue;
                 }
-                let same_layout = in_slots[j].as_ref() == Some(&out_slots[i]);
+                let same_layout = in_slots[j]
+                    .as_ref()
+                    .is_some_and(|l| l.same_elements(&out_slots[i]));
                 if plan.kind().runs_in_place() && b.addr == o.addr && same_layout {
                     in_place = true;
                     continue;
@@ -238,7 +240,7 @@ pub unsafe extern "C" fn dmls_operator_execute(
                     b.addr,
                     b.len,
                     if plan.kind().runs_in_place() {
-                        "; in place needs the same address and the same layout"
+                        "; in place needs the same address, data type, sizes and strides"
                     } else {
                         "; outputs must not overlap inputs"
                     }

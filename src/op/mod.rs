@@ -133,6 +133,7 @@ pub enum Input<'a> {
     None,
     /// The tensor's bytes.
     Bytes(&'a [u8]),
-    /// DIAGONAL_MATRIX1 only: the input is the output's own memory, with the same layout.
+    /// DIAGONAL_MATRIX1 only: the input is the output's own memory, with the same data type,
+    /// sizes and strides.
     InPlace,
 }

@@ -120,7 +120,7 @@ impl Plan {
                     let Plan::Diagonal(p) = self else {
                         return invalid!("{op}: {name} cannot share memory with an output");
                     };
-                    if *l != p.output {
+                    if !l.same_elements(&p.output) {
                         return invalid!(
                             "{op}: {name} and OutputTensor share memory but differ in layout \
                              (in place needs the same data type, sizes and strides)"

@@ -9,8 +9,11 @@ use crate::dml::DML_TENSOR_FLAG_OWNED_BY_DML;
 use crate::error::{invalid, Result};
 
 /// A validated tensor: what kernels and binding checks use. Strides are resolved (packed when
-/// the desc had none).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// the desc had none). Not `PartialEq`: two descs of the same elements may differ in what was
+/// proven of them (an output's layout has passed the exact overlap search, an input's only the
+/// quick test) and in bytes that place no element; [`Layout::same_elements`] is the comparison
+/// that matters.
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Layout {
     pub dtype: DataType,
     pub dims: usize,
@@ -165,6 +168,20 @@ impl Layout {
 
     pub fn sizes(&self) -> &[u32] {
         &self.sizes[..self.dims]
+    }
+
+    pub fn strides(&self) -> &[u64] {
+        &self.strides[..self.dims]
+    }
+
+    /// True when every element of `self` is at the same byte offset as the same element of
+    /// `other`, with the same data type: the same type, sizes and strides. (What running in
+    /// place needs; `TotalTensorSizeInBytes` and `GuaranteedBaseOffsetAlignment` place no
+    /// element.)
+    pub fn same_elements(&self, other: &Layout) -> bool {
+        self.dtype == other.dtype
+            && self.sizes() == other.sizes()
+            && self.strides() == other.strides()
     }
 
     /// The proof that no two elements share an address, when the layout check found it.

@@ -57,7 +57,7 @@ fn distinct_layouts_and_their_proof() {
         assert_eq!(l.distinct, want, "{sizes:?} {strides:?}");
         assert_eq!(l.disjoint().is_some(), want, "{sizes:?} {strides:?}");
         if let Some(proof) = l.disjoint() {
-            assert_eq!(proof.layout(), &l);
+            assert!(core::ptr::eq(proof.layout(), &l));
         }
     }
     // Every packed layout is distinct.
@@ -151,4 +151,30 @@ fn overflow() {
         err.to_string().contains("more than the 4294967295"),
         "{err}"
     );
+}
+
+#[test]
+fn same_elements_ignores_what_was_proven_and_bytes_past_the_elements() {
+    // Interleaved rows: an output passes the exact search, an input only the quick test.
+    let input = ok(&[2, 3], Some(&[3, 2]));
+    let mut output = input;
+    output
+        .check_output_disjoint(Ctx {
+            op: "DIAGONAL_MATRIX1",
+            tensor: "OutputTensor",
+        })
+        .unwrap();
+    assert!(output.disjoint().is_some() && input.disjoint().is_none());
+    assert!(input.same_elements(&output));
+    // More bytes, another alignment: the same elements.
+    let mut wider = input;
+    wider.total_bytes += 64;
+    wider.alignment = 16;
+    assert!(wider.same_elements(&output));
+    // Other strides, sizes or type: not.
+    assert!(!ok(&[2, 3], Some(&[3, 1])).same_elements(&output));
+    assert!(!ok(&[3, 2], Some(&[2, 3])).same_elements(&output));
+    let mut other_type = input;
+    other_type.dtype = DataType::Int32;
+    assert!(!other_type.same_elements(&output));
 }
