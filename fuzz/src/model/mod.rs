@@ -30,10 +30,15 @@ pub const KNOWN_LEVELS: [u32; 15] = [
     0x6200, 0x6300, 0x6400,
 ];
 
+/// A well-formed level above 6_4 (`0xMm00`): one a newer DirectML may define.
+fn newer_level(l: u32) -> bool {
+    l > 0x6400 && l <= 0xFFFF && l & 0xFF == 0
+}
+
 /// `dmls_device_create`.
 pub fn device(d: &dmls_device_desc) -> Result<(), Codes> {
     let l = d.feature_level.0;
-    let unsupported = l > 0x6400 && l <= 0xFFFF && l & 0xFF == 0;
+    let unsupported = newer_level(l);
     let bad_level = !(l == 0 || KNOWN_LEVELS.contains(&l) || unsupported);
     let invalid = bad_level || d.flags & !1 != 0 || d.thread_count > 1024;
     if !invalid && !unsupported {
@@ -74,7 +79,11 @@ pub fn query(
     if levels_null {
         return Err(codes(true, false, false));
     }
-    if levels.iter().any(|l| !KNOWN_LEVELS.contains(l)) {
+    // A newer level is above every device's (and so filtered out below).
+    if levels
+        .iter()
+        .any(|&l| !KNOWN_LEVELS.contains(&l) && !newer_level(l))
+    {
         return Err(codes(false, true, false));
     }
     levels

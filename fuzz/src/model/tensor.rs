@@ -204,8 +204,9 @@ impl Tensor {
             && (a == 0 || (a.is_power_of_two() && u64::from(a) >= size))
     }
 
-    /// Resolved strides (for "same layout").
-    pub(crate) fn layout_key(&self) -> (Vec<u128>, u64, u32) {
-        (self.strides_wide(), self.total, self.alignment)
+    /// What places the elements: the data type, the sizes and the resolved strides (in place
+    /// needs the same; `TotalTensorSizeInBytes` and the alignment place no element).
+    pub(crate) fn layout_key(&self) -> (u32, Vec<u32>, Vec<u128>) {
+        (self.data_type, self.sizes.clone(), self.strides_wide())
     }
 }
