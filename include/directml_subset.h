@@ -152,8 +152,9 @@ typedef struct dmls_device_desc {
   // level's tables. Values that are not a DML_FEATURE_LEVEL are E_INVALIDARG; a well-formed
   // level above 6_4 (such as 0x6500) is DXGI_ERROR_UNSUPPORTED.
   DML_FEATURE_LEVEL feature_level;
-  // Worker threads: 0 = one per logical core, shared process-wide; 1 = run on the calling
-  // thread only; n = a pool of n threads owned by this device (at most 1024).
+  // Worker threads: 0 = one per logical core (or `RAYON_NUM_THREADS` when set), shared
+  // process-wide; 1 = run on the calling thread only; n = a pool of n threads owned by this
+  // device (at most 1024).
   uint32_t thread_count;
   // DMLS_DEVICE_FLAG_* bits; 0 = strict DirectML behaviour. Unknown bits are E_INVALIDARG.
   uint32_t flags;

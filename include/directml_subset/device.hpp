@@ -164,8 +164,8 @@ public:
     /// Feature level 6_4, one thread per logical core, strict DirectML.
     device() : device(static_cast<DML_FEATURE_LEVEL>(0)) {}
 
-    /// `feature_level` 0 is the newest (6_4); `thread_count` 0 is one per logical core;
-    /// `flags` are DMLS_DEVICE_FLAG_* bits.
+    /// `feature_level` 0 is the newest (6_4); `thread_count` 0 is one per logical core (or
+    /// `RAYON_NUM_THREADS` when set); `flags` are DMLS_DEVICE_FLAG_* bits.
     explicit device(DML_FEATURE_LEVEL feature_level, std::uint32_t thread_count = 0,
                     std::uint32_t flags = 0) {
         dmls_device_desc desc;

@@ -39,7 +39,8 @@ class Device(_Closable):
 
     ``feature_level``: the DirectML feature level to emulate, as ``0x5100``, ``"5_1"``, ``"5.1"``
     or ``"DML_FEATURE_LEVEL_5_1"``; None is the newest (6_4). ``threads``: worker threads, 0 =
-    one per logical core (shared), 1 = the calling thread only. ``extensions``: set
+    one per logical core, or ``RAYON_NUM_THREADS`` when set (shared), 1 = the calling thread
+    only. ``extensions``: set
     DMLS_DEVICE_FLAG_EXTENSIONS (64-bit NONZERO_COORDINATES inputs, counts and coordinates);
     False is strict DirectML.
 
