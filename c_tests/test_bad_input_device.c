@@ -84,6 +84,9 @@ typedef struct {
 static const DML_FEATURE_LEVEL k_three_levels[3] = {DML_FEATURE_LEVEL_3_0, DML_FEATURE_LEVEL_4_0,
                                                     DML_FEATURE_LEVEL_6_4};
 static const DML_FEATURE_LEVEL k_above_4_0[2] = {DML_FEATURE_LEVEL_5_1, DML_FEATURE_LEVEL_6_4};
+/* A level newer than 6_4 (as a program built with a newer DirectML.h lists): above every
+   device's, not an invalid value. */
+static const DML_FEATURE_LEVEL k_newer[1] = {(DML_FEATURE_LEVEL)0x6500u};
 static const level_list k_valid_levels = {3, k_three_levels};
 
 /* One dmls_device_check_feature_support call on a DML_FEATURE_LEVEL_4_0 device (or NULL) with
@@ -140,13 +143,25 @@ static const query_case k_query_cases[] = {
     {"check_feature_support: every requested level above the device's",
      PASSED, F_LEVELS, QL, PASSED, SL, PASSED, LEVELS(2, k_above_4_0), DXGI_ERROR_UNSUPPORTED,
      "4_0"},
+    {"check_feature_support: only a level newer than 6_4", PASSED, F_LEVELS, QL, PASSED, SL,
+     PASSED, LEVELS(1, k_newer), DXGI_ERROR_UNSUPPORTED, "4_0"},
 };
+
+/* Asks `dev` (at 4_0) for the highest of levels `a` and `b`; checks the answer is `want`. */
+static void max_level_of(dmls_device *dev, const char *what, DML_FEATURE_LEVEL a,
+                         DML_FEATURE_LEVEL b, DML_FEATURE_LEVEL want) {
+    const DML_FEATURE_LEVEL levels[2] = {a, b};
+    DML_FEATURE_QUERY_FEATURE_LEVELS lq = {2, levels};
+    HRESULT hr =
+        dmls_device_check_feature_support(dev, F_LEVELS, QL, &lq, SL, &g_levels_support.data);
+    check_hr(what, hr, S_OK, NULL);
+    check_true(what, g_levels_support.data.MaxSupportedFeatureLevel == want);
+}
 
 static void feature_cases(void) {
     dmls_device *dev = make_device(DML_FEATURE_LEVEL_4_0, 0);
     DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT tq;
     DML_FEATURE_QUERY_FEATURE_LEVELS lq;
-    DML_FEATURE_LEVEL levels[2];
     HRESULT hr;
     size_t i;
     memset(&g_types_support, 0xCD, sizeof g_types_support);
@@ -187,29 +202,12 @@ static void feature_cases(void) {
     }
     support_untouched("support untouched");
 
-    /* A level newer than 6_4, as a program built with a newer DirectML.h lists: above every
+    /* Positive controls: the same structs work when valid; a level newer than 6_4 is above the
        device's, so the answer is the highest of the others. */
-    levels[0] = 0x6500u;
-    levels[1] = DML_FEATURE_LEVEL_3_0;
-    lq.RequestedFeatureLevelCount = 2;
-    lq.RequestedFeatureLevels = levels;
-    hr = dmls_device_check_feature_support(dev, F_LEVELS, QL, &lq, SL, &g_levels_support.data);
-    check_hr("a newer level beside 3_0", hr, S_OK, NULL);
-    check_true("answer 3_0 beside 0x6500",
-               g_levels_support.data.MaxSupportedFeatureLevel == DML_FEATURE_LEVEL_3_0);
-    lq.RequestedFeatureLevelCount = 1;
-    hr = dmls_device_check_feature_support(dev, F_LEVELS, QL, &lq, SL, &g_levels_support.data);
-    check_hr("only a newer level", hr, DXGI_ERROR_UNSUPPORTED, "none of the requested levels");
-
-    /* Positive controls: the same structs work when valid. */
-    levels[0] = DML_FEATURE_LEVEL_3_0;
-    levels[1] = DML_FEATURE_LEVEL_6_4;
-    lq.RequestedFeatureLevelCount = 2;
-    lq.RequestedFeatureLevels = levels;
-    hr = dmls_device_check_feature_support(dev, F_LEVELS, QL, &lq, SL, &g_levels_support.data);
-    check_hr("valid level query", hr, S_OK, NULL);
-    check_true("answer 3_0",
-               g_levels_support.data.MaxSupportedFeatureLevel == DML_FEATURE_LEVEL_3_0);
+    max_level_of(dev, "valid level query: 3_0", DML_FEATURE_LEVEL_3_0, DML_FEATURE_LEVEL_6_4,
+                 DML_FEATURE_LEVEL_3_0);
+    max_level_of(dev, "0x6500 beside 3_0: 3_0", (DML_FEATURE_LEVEL)0x6500u, DML_FEATURE_LEVEL_3_0,
+                 DML_FEATURE_LEVEL_3_0);
     tq.DataType = 99;
     hr = dmls_device_check_feature_support(dev, F_TYPES, QT, &tq, ST, &g_types_support.data);
     check_hr("unknown type query is answered, not an error", hr, S_OK, NULL);
@@ -223,5 +221,5 @@ int main(void) {
     device_cases();
     feature_cases();
 
-    return bad_input_finish("test_bad_input_device", 15);
+    return bad_input_finish("test_bad_input_device", 16);
 }
