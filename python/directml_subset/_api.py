@@ -398,7 +398,8 @@ def trilu(
     ndim = len(shape)
     k = _matrix_args(shape, k, out, dtype, where)
     if x.size == 0:
-        return np.empty(shape, dtype) if out is None else out
+        # Results are in native byte order, as for a non-empty input.
+        return np.empty(shape, dtype.newbyteorder("=")) if out is None else out
     h, w = shape[-2:]
     if h > 2**31 or w > C.INT32_MAX - 1:
         raise ValueError(

@@ -6,6 +6,7 @@ argument checks, are in `_api`."""
 from __future__ import annotations
 
 import ctypes
+import numbers
 import operator
 
 import numpy as np
@@ -34,9 +35,15 @@ def _convert_value(value, dtype, where):
         value = value[()]
     if isinstance(value, (complex, np.complexfloating)):
         raise TypeError(f"{where}: value is complex ({value!r}); DirectML's Value is a real scalar")
+    if not isinstance(value, (numbers.Real, np.bool_)):
+        raise TypeError(f"{where}: value {value!r} is not a number")
     if dtype.kind == "f":
         with np.errstate(over="ignore"):
-            return np.asarray(value, dtype=dtype).reshape(())
+            try:
+                return np.asarray(value, dtype=dtype).reshape(())
+            except OverflowError:
+                # A Python integer beyond the largest float: ±inf, as a float that large rounds.
+                return np.asarray(np.inf if value > 0 else -np.inf, dtype=dtype).reshape(())
     if isinstance(value, (bool, np.bool_)):
         v = int(value)
     else:
@@ -47,6 +54,8 @@ def _convert_value(value, dtype, where):
                 f = float(value)
             except (TypeError, ValueError):
                 raise TypeError(f"{where}: value {value!r} is not a number") from None
+            if dtype.kind == "b":
+                return np.asarray(f != 0 and f == f, dtype=dtype).reshape(())
             if f != f:
                 v = 0
             elif f in (float("inf"), float("-inf")):
@@ -127,7 +136,7 @@ def _run_diagonal1(device, dt, shape, begin, end, value, x, out_array, where, ou
         if out_array.flags.c_contiguous and out_array.flags.aligned:
             out_addr = _addr(out_array)  # its length against the total: below
         else:
-            out_strides = T.bindable(out_array)
+            out_strides = T.bindable_output(out_array)
             if out_strides is not None:
                 out_addr = _addr(out_array)
     op = _diagonal1_op(device, dt, shape, x_strides, has_input, out_strides, value, begin, end, where)

@@ -211,6 +211,24 @@ def bindable(a):
     return strides
 
 
+def bindable_output(a):
+    """Element strides for binding `a` (a native-order array) in place as an output, or None
+    when it must get the result through a temporary: as `bindable`, and also when its elements
+    may share memory (a zero stride on a dimension of more than one element, or strides that
+    fold it onto itself), which the library rejects for an output. The test is the sufficient
+    one (each stride, smallest first, at least the span of the dimensions below it): a rarer
+    layout that interleaves without sharing goes through the temporary too."""
+    strides = bindable(a)
+    if strides is None:
+        return None
+    span = 1
+    for st, s in sorted((st, s) for s, st in zip(a.shape, strides) if s > 1):
+        if st < span:
+            return None
+        span += (s - 1) * st
+    return strides
+
+
 def bind_input(x, dt, where="directml_subset"):
     """Binds a native-order array as an input tensor, without a copy when DirectML can express
     its layout. When only the memory after it is too short for DirectML's rounded-up

@@ -270,6 +270,7 @@ def test_empty(shape, dtype):
     for r in (dml.trilu(a), dml.trilu(a, 2, upper=False), dml.eye_like(a), dml.eye_like(a, dtype=np.float32)):
         assert r.shape == shape
     assert dml.trilu(a).dtype == np.dtype(dtype)
+    assert dml.trilu(a.astype(np.dtype(dtype).newbyteorder("S"))).dtype == np.dtype(dtype)  # native
     assert dml.eye_like(a).dtype == np.dtype(dtype)
     assert dml.eye_like(a, dtype=np.float32).dtype == np.float32
     r = dml.diagonal_matrix(shape, dtype, 0, 1)
@@ -285,6 +286,18 @@ def test_value_conversion():
     assert_same(dml.diagonal_matrix((2, 2), np.int64, 0, 1, -(2**63)), np.eye(2, dtype=np.int64) * np.int64(-(2**63)))
     assert_same(dml.diagonal_matrix((2, 3), bool, 0, 1, True), np.eye(2, 3, dtype=bool))
     assert_same(dml.diagonal_matrix((2, 2), np.float32, 0, 1, -0.0), np.full((2, 2), 0, np.float32) * np.array([[-1, 1], [1, -1]], np.float32))
+    # bool takes value != 0 before any truncation, NaN as False.
+    for v, want in [(0.5, True), (-0.3, True), (np.float32(0.25), True), (float("inf"), True), (float("nan"), False), (0.0, False)]:
+        assert_same(dml.diagonal_matrix((2, 2), np.bool_, 0, 1, v), np.eye(2, dtype=bool) & want)
+    # A Python integer beyond every float: ±inf, as a float too large rounds.
+    for dtype in (np.float16, np.float32, np.float64):
+        assert_same(dml.diagonal_matrix((1, 1), dtype, 0, 1, 10**400), np.full((1, 1), np.inf, dtype))
+        assert_same(dml.diagonal_matrix((1, 1), dtype, 0, 1, -(10**400)), np.full((1, 1), -np.inf, dtype))
+    # Not numbers: TypeError, for float and integer types alike.
+    for v in (None, "5", b"3", [3], object()):
+        for dtype in (np.float32, np.int32, np.bool_):
+            with pytest.raises(TypeError, match="not a number"):
+                dml.diagonal_matrix((1, 1), dtype, 0, 1, v)
 
 
 def test_errors():

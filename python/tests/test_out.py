@@ -112,6 +112,29 @@ def test_trilu_in_place_and_overlapping(rng):
     np.testing.assert_array_equal(b, want)
 
 
+def test_out_whose_elements_share_memory(rng):
+    """An `out` whose elements share memory (a zero stride), which the library rejects as an
+    output: the result goes through a temporary and is assigned as numpy assigns it."""
+    from numpy.lib.stride_tricks import as_strided
+
+    a = values(rng, np.float32, (3, 3), density=1.0)
+
+    def shared():
+        return as_strided(np.zeros(3, np.float32), (3, 3), (0, 4), writeable=True)
+
+    for call, ref in [
+        (lambda out: dml.trilu(a, out=out), np.triu(a)),
+        (lambda out: dml.diagonal_matrix((3, 3), np.float32, 0, 1, 2.0, out=out), np.eye(3, dtype=np.float32) * 2),
+        (lambda out: dml.diagonal_matrix(None, None, 0, 1, 2.0, input=a, out=out), np.where(np.eye(3, dtype=bool), 2, a)),
+        (lambda out: dml.eye_like(a, out=out), np.eye(3, dtype=np.float32)),
+    ]:
+        want = shared()
+        want[...] = ref
+        out = shared()
+        assert call(out) is out
+        np.testing.assert_array_equal(out, want)
+
+
 def test_eye_like_out_below_level_4_0(no_temporaries):
     dev = dml.Device(feature_level="3_0")
     out = np.full((4, 5), 9, np.int8)
