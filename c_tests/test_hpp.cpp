@@ -92,13 +92,8 @@ void tensor_descs() {
     CHECK(dmls::tensor_desc(DML_TENSOR_DATA_TYPE_FLOAT32, {3, 4}, {0, 1}).total_tensor_size_in_bytes() == 16);
     CHECK((dmls::tensor_desc::packed_strides({2, 3, 4}) == std::vector<std::uint32_t>{12, 4, 1}));
 
-    bool threw = false;
-    try {
-        dmls::tensor_desc bad(DML_TENSOR_DATA_TYPE_FLOAT32, {2, 2}, {1});
-    } catch (const std::invalid_argument &) {
-        threw = true;
-    }
-    CHECK(threw);
+    EXPECT_ERROR(dmls::tensor_desc bad(DML_TENSOR_DATA_TYPE_FLOAT32, {2, 2}, {1}), E_INVALIDARG,
+                 "one stride per size");
 
     // Copies and moves point into themselves, never into the original.
     dmls::tensor_desc copy = s;
@@ -151,6 +146,18 @@ void nonzero_seed_example() {
     const std::uint32_t expected4[16] = {0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 1, 1, 0, 0, 1, 3};
     for (int i = 0; i < 16; ++i) CHECK(coords4[i] == expected4[i]);
     for (int i = 16; i < 32; ++i) CHECK(coords4[i] == 7);
+
+    // Past 2^32 - 1 rows (64-bit outputs, extensions): the rows spread over {A, B} with A × B = M
+    // (here one dimension more than the input has). Only created: the input would be 4 GiB.
+    dmls::nonzero_coordinates_desc wide = dmls::nonzero_coordinates(
+        dmls::tensor_desc(DML_TENSOR_DATA_TYPE_UINT8, {65536, 65537}), DML_TENSOR_DATA_TYPE_UINT64);
+    CHECK((wide.output_coordinates.sizes() == std::vector<std::uint32_t>{65536, 65537, 2}));
+    dmls::device extended(static_cast<DML_FEATURE_LEVEL>(0), 1, DMLS_DEVICE_FLAG_EXTENSIONS);
+    CHECK(static_cast<bool>(extended.create_operator(wide)));
+    dmls::nonzero_coordinates_desc wide3 = dmls::nonzero_coordinates(
+        dmls::tensor_desc(DML_TENSOR_DATA_TYPE_UINT8, {3, 65536, 65536}), DML_TENSOR_DATA_TYPE_UINT64);
+    CHECK((wide3.output_coordinates.sizes() == std::vector<std::uint32_t>{3 * 65536, 65536, 3}));
+    CHECK(static_cast<bool>(extended.create_operator(wide3)));
 
     // A 1-D input (feature level 4.0+): coordinates {M, 1}.
     dmls::device newer;
@@ -362,6 +369,18 @@ void typed_bindings() {
     // A wrong slot count is left to the library, whose message names the slots.
     EXPECT_ERROR(eye16.execute({dmls::binding::of(xs)}, {dmls::binding::of(h)}), E_INVALIDARG,
                  "input_count");
+
+    // Const memory is read-only: an input, never an output (it may be in read-only pages).
+    const std::vector<float> const_out = {5, 5, 5, 5};
+    EXPECT_ERROR(upper.execute({dmls::binding::of(x)}, {dmls::binding::of(const_out)}), E_INVALIDARG,
+                 "OutputTensor (output 0) is bound to const memory");
+    static const float table[4] = {5, 5, 5, 5};
+    EXPECT_ERROR(eye16.execute({}, {dmls::binding::bytes(static_cast<const void *>(table), 16)}),
+                 E_INVALIDARG, "(output 0) is bound to const memory");
+    for (float y : const_out) CHECK(y == 5.0f);
+    const std::vector<float> const_in = {1, 2, 3, 4};
+    upper.execute({dmls::binding::of(const_in)}, {dmls::binding::of(ys)});  // an input: fine
+    CHECK(ys[0] == 0 && ys[1] == 2);
 
     // An operator adopted from a raw handle has no slot types: nothing to check against.
     dmls::op adopted(upper.release());

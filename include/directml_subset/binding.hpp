@@ -4,7 +4,8 @@
  * dmls::binding binds host memory from a pointer and a size (bytes or elements), a std::vector, a
  * std::array or a C array; binding::none() is DML_BINDING_TYPE_NONE. A binding of elements is
  * typed: op::execute() throws dmls::error when its element type is not the bound tensor's data
- * type (binding::bytes binds untyped memory).
+ * type (binding::bytes binds untyped memory). A binding of const memory (a const pointer or
+ * container) is read-only: op::execute() throws dmls::error when it is bound as an output.
  */
 #ifndef DIRECTML_SUBSET_BINDING_HPP
 #define DIRECTML_SUBSET_BINDING_HPP
@@ -21,21 +22,32 @@
 namespace dmls {
 
 /// One binding slot: host memory (DML_BINDING_TYPE_BUFFER) or nothing (DML_BINDING_TYPE_NONE).
-/// Inputs may be bound read-only; the library never writes an input.
+/// Inputs may be bound read-only (from const memory); the library never writes an input, and
+/// op::execute() refuses a read-only binding as an output.
 class binding {
 public:
     /// DML_BINDING_TYPE_NONE.
     binding() noexcept = default;
     static binding none() noexcept { return binding(); }
 
-    /// `size_in_bytes` bytes at `data + offset`.
-    static binding bytes(const void *data, std::uint64_t size_in_bytes, std::uint64_t offset = 0) noexcept {
+    /// `size_in_bytes` bytes at `data + offset`, writable.
+    static binding bytes(void *data, std::uint64_t size_in_bytes, std::uint64_t offset = 0) noexcept {
         binding b;
         b.type_ = DML_BINDING_TYPE_BUFFER;
         // A host pointer; beside the real DirectML.h, Buffer is an ID3D12Resource *.
-        b.buffer_.Buffer = static_cast<decltype(b.buffer_.Buffer)>(const_cast<void *>(data));
+        b.buffer_.Buffer = static_cast<decltype(b.buffer_.Buffer)>(data);
         b.buffer_.Offset = offset;
         b.buffer_.SizeInBytes = size_in_bytes;
+        return b;
+    }
+    /// No memory: the library answers E_POINTER for a NULL Buffer.
+    static binding bytes(std::nullptr_t, std::uint64_t size_in_bytes, std::uint64_t offset = 0) noexcept {
+        return bytes(static_cast<void *>(nullptr), size_in_bytes, offset);
+    }
+    /// `size_in_bytes` bytes at `data + offset`, read-only: an input only.
+    static binding bytes(const void *data, std::uint64_t size_in_bytes, std::uint64_t offset = 0) noexcept {
+        binding b = bytes(const_cast<void *>(data), size_in_bytes, offset);
+        b.read_only_ = true;
         return b;
     }
 
@@ -64,6 +76,9 @@ public:
     template <class T, std::size_t N> static binding of(T (&a)[N]) noexcept { return of(&a[0], N); }
 
     DML_BINDING_TYPE type() const noexcept { return type_; }
+    /// True for a binding of const memory (binding::bytes or binding::of of a const pointer or
+    /// container): an input only.
+    bool read_only() const noexcept { return read_only_; }
     const DML_BUFFER_BINDING &buffer() const noexcept { return buffer_; }
     /// The element type of a typed binding (binding::of); DML_TENSOR_DATA_TYPE_UNKNOWN for an
     /// untyped one (binding::bytes, none).
@@ -84,6 +99,7 @@ private:
     DML_BUFFER_BINDING buffer_{};
     DML_TENSOR_DATA_TYPE element_type_ = DML_TENSOR_DATA_TYPE_UNKNOWN;
     const char *element_name_ = nullptr;
+    bool read_only_ = false;
 };
 
 } // namespace dmls

@@ -145,6 +145,16 @@ private:
             check_types(in, n_in, "input", slots_.inputs);
             check_types(out, n_out, "output", slots_.outputs);
         }
+        for (std::size_t i = 0; i < n_out; ++i) {
+            if (out[i].type() == DML_BINDING_TYPE_BUFFER && out[i].read_only()) {
+                const bool named = slots_.op_name != nullptr && n_out == slots_.outputs.size();
+                throw error(E_INVALIDARG,
+                            std::string(slots_.op_name ? slots_.op_name : "dmls::op") + ": " +
+                                (named ? slots_.outputs[i].first : "an output") + " (output " +
+                                std::to_string(i) +
+                                ") is bound to const memory; bind writable memory for an output");
+            }
+        }
         std::vector<DML_BINDING_DESC> descs;
         descs.reserve(n_in + n_out);
         for (std::size_t i = 0; i < n_in; ++i) descs.push_back(in[i].desc());

@@ -12,6 +12,7 @@
 #include "data_type.hpp"
 #include "tensor_desc.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -31,13 +32,33 @@ struct nonzero_coordinates_desc {
 /// ones and the coordinates {1,...,1,M,N} (M the input's element count, N its DimensionCount),
 /// both with the input's DimensionCount (at least 2 for the coordinates), so the desc is valid
 /// at every feature level that supports the input. `output_type` is UINT32 (or, on a device
-/// with DMLS_DEVICE_FLAG_EXTENSIONS, UINT64 or INT64).
+/// with DMLS_DEVICE_FLAG_EXTENSIONS, UINT64 or INT64). More than 2^32 - 1 rows (64-bit outputs
+/// only) do not fit one UINT size: they spread over the sizes before N, {..., A, B, N} with
+/// A × B = M, packed (the extension's evenly spaced rows), the coordinates then having more
+/// dimensions than the input where it has too few.
 inline nonzero_coordinates_desc nonzero_coordinates(
     const tensor_desc &input, DML_TENSOR_DATA_TYPE output_type = DML_TENSOR_DATA_TYPE_UINT32) {
     const std::size_t dims = input.sizes().size();
     std::vector<std::uint32_t> count_sizes(dims == 0 ? 1 : dims, 1u);
-    std::vector<std::uint32_t> coord_sizes(dims < 2 ? 2 : dims, 1u);
-    coord_sizes[coord_sizes.size() - 2] = static_cast<std::uint32_t>(input.element_count());
+    // The rows' sizes, outermost first: M, or past 2^32 - 1 the input's sizes grouped from the
+    // innermost while a group's product fits a UINT.
+    std::vector<std::uint32_t> rows;
+    const std::uint64_t m = input.element_count();
+    if (m <= 0xFFFFFFFFu) {
+        rows.push_back(static_cast<std::uint32_t>(m));
+    } else {
+        std::uint64_t group = 1;
+        for (auto s = input.sizes().rbegin(); s != input.sizes().rend(); ++s) {
+            if (group * *s > 0xFFFFFFFFu) {
+                rows.insert(rows.begin(), static_cast<std::uint32_t>(group));
+                group = 1;
+            }
+            group *= *s;
+        }
+        rows.insert(rows.begin(), static_cast<std::uint32_t>(group));
+    }
+    std::vector<std::uint32_t> coord_sizes(std::max({dims, std::size_t{2}, rows.size() + 1}), 1u);
+    std::copy(rows.begin(), rows.end(), coord_sizes.end() - 1 - static_cast<std::ptrdiff_t>(rows.size()));
     coord_sizes[coord_sizes.size() - 1] = static_cast<std::uint32_t>(dims);
     return nonzero_coordinates_desc{input, tensor_desc(output_type, std::move(count_sizes)),
                                     tensor_desc(output_type, std::move(coord_sizes))};

@@ -10,10 +10,11 @@
 
 #include "../directml_subset.h"
 #include "data_type.hpp"
+#include "error.hpp"
 
 #include <cstddef>
 #include <cstdint>
-#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -30,24 +31,70 @@ inline std::uint64_t calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE type,
 /// A buffer tensor desc that owns its sizes and strides. Sizes in; packed strides, element
 /// count and TotalTensorSizeInBytes computed (the latter can be raised, as ONNX Runtime does
 /// for an oversized buffer). get() gives the DML_TENSOR_DESC, valid while this object lives
-/// and is not modified.
+/// and is not modified. Its const members only read, so several threads may use one desc at
+/// once (create operators from it, for example).
 class tensor_desc {
 public:
     /// A packed (row-major) tensor.
     tensor_desc(DML_TENSOR_DATA_TYPE type, std::vector<std::uint32_t> sizes)
         : type_(type), sizes_(std::move(sizes)) {
         total_ = calc_buffer_tensor_size(type_, sizes_);
+        sync();
     }
 
-    /// A strided tensor (strides in elements; 0 broadcasts). Throws std::invalid_argument when
-    /// there is not one stride per size.
+    /// A strided tensor (strides in elements; 0 broadcasts). Throws dmls::error (E_INVALIDARG)
+    /// when there is not one stride per size.
     tensor_desc(DML_TENSOR_DATA_TYPE type, std::vector<std::uint32_t> sizes,
                 std::vector<std::uint32_t> strides)
         : type_(type), sizes_(std::move(sizes)), strides_(std::move(strides)), has_strides_(true) {
         if (strides_.size() != sizes_.size()) {
-            throw std::invalid_argument("dmls::tensor_desc: one stride per size is needed");
+            throw error(E_INVALIDARG, "dmls::tensor_desc: " + std::to_string(sizes_.size()) +
+                                          " sizes but " + std::to_string(strides_.size()) +
+                                          " strides; one stride per size is needed");
         }
         total_ = calc_buffer_tensor_size(type_, sizes_, &strides_);
+        sync();
+    }
+
+    // Copies and moves point into themselves, never into the original.
+    tensor_desc(const tensor_desc &o)
+        : type_(o.type_), sizes_(o.sizes_), strides_(o.strides_), has_strides_(o.has_strides_),
+          total_(o.total_), alignment_(o.alignment_), flags_(o.flags_) {
+        sync();
+    }
+    tensor_desc(tensor_desc &&o) noexcept
+        : type_(o.type_), sizes_(std::move(o.sizes_)), strides_(std::move(o.strides_)),
+          has_strides_(o.has_strides_), total_(o.total_), alignment_(o.alignment_),
+          flags_(o.flags_) {
+        sync();
+        o.sync();
+    }
+    tensor_desc &operator=(const tensor_desc &o) {
+        if (this != &o) {
+            type_ = o.type_;
+            sizes_ = o.sizes_;
+            strides_ = o.strides_;
+            has_strides_ = o.has_strides_;
+            total_ = o.total_;
+            alignment_ = o.alignment_;
+            flags_ = o.flags_;
+            sync();
+        }
+        return *this;
+    }
+    tensor_desc &operator=(tensor_desc &&o) noexcept {
+        if (this != &o) {
+            type_ = o.type_;
+            sizes_ = std::move(o.sizes_);
+            strides_ = std::move(o.strides_);
+            has_strides_ = o.has_strides_;
+            total_ = o.total_;
+            alignment_ = o.alignment_;
+            flags_ = o.flags_;
+            sync();
+            o.sync();
+        }
+        return *this;
     }
 
     /// The packed (row-major) strides of `sizes`: the last is 1.
@@ -81,21 +128,32 @@ public:
     /// Sets TotalTensorSizeInBytes (at least the computed size, a multiple of 4).
     tensor_desc &set_total_tensor_size_in_bytes(std::uint64_t bytes) noexcept {
         total_ = bytes;
+        sync();
         return *this;
     }
     /// Sets GuaranteedBaseOffsetAlignment (0, or a power of two of at least the element size).
     tensor_desc &set_guaranteed_base_offset_alignment(std::uint32_t alignment) noexcept {
         alignment_ = alignment;
+        sync();
         return *this;
     }
     /// Sets DML_BUFFER_TENSOR_DESC.Flags (this library accepts only DML_TENSOR_FLAG_NONE).
     tensor_desc &set_flags(DML_TENSOR_FLAGS flags) noexcept {
         flags_ = flags;
+        sync();
         return *this;
     }
 
     /// The DML_BUFFER_TENSOR_DESC, pointing into this object.
-    const DML_BUFFER_TENSOR_DESC *buffer_desc() const noexcept {
+    const DML_BUFFER_TENSOR_DESC *buffer_desc() const noexcept { return &buffer_; }
+
+    /// The DML_TENSOR_DESC (DML_TENSOR_TYPE_BUFFER), pointing into this object.
+    const DML_TENSOR_DESC *get() const noexcept { return &tensor_; }
+
+private:
+    // Fills the DirectML structs from the fields: every constructor, copy, move and setter
+    // calls it, so that get() and buffer_desc() only read.
+    void sync() noexcept {
         buffer_.DataType = type_;
         buffer_.Flags = flags_;
         buffer_.DimensionCount = dimension_count();
@@ -103,17 +161,10 @@ public:
         buffer_.Strides = has_strides_ ? strides_.data() : nullptr;
         buffer_.TotalTensorSizeInBytes = total_;
         buffer_.GuaranteedBaseOffsetAlignment = alignment_;
-        return &buffer_;
-    }
-
-    /// The DML_TENSOR_DESC (DML_TENSOR_TYPE_BUFFER), pointing into this object.
-    const DML_TENSOR_DESC *get() const noexcept {
         tensor_.Type = DML_TENSOR_TYPE_BUFFER;
-        tensor_.Desc = buffer_desc();
-        return &tensor_;
+        tensor_.Desc = &buffer_;
     }
 
-private:
     DML_TENSOR_DATA_TYPE type_;
     std::vector<std::uint32_t> sizes_;
     std::vector<std::uint32_t> strides_;
@@ -121,9 +172,8 @@ private:
     std::uint64_t total_ = 0;
     std::uint32_t alignment_ = 0;
     DML_TENSOR_FLAGS flags_ = DML_TENSOR_FLAG_NONE;
-    // Filled by get()/buffer_desc() so that copies and moves never hold stale pointers.
-    mutable DML_BUFFER_TENSOR_DESC buffer_{};
-    mutable DML_TENSOR_DESC tensor_{};
+    DML_BUFFER_TENSOR_DESC buffer_{};
+    DML_TENSOR_DESC tensor_{};
 };
 
 } // namespace dmls
