@@ -84,7 +84,10 @@ class _Prepared:
         buffers = slice(slots[0], slots[-1] + 1, 3)
 
         def run(*addresses):
-            blk = pool.pop() if pool else make()
+            try:  # not `pool.pop() if pool`: without the GIL another thread may pop between the two
+                blk = pool.pop()
+            except IndexError:
+                blk = make()
             blk[0][buffers] = addresses
             hr = _execute(handle, n_in, blk[1], n_out, blk[2])
             pool.append(blk)

@@ -31,6 +31,21 @@ def test_results_are_not_overwritten_by_the_next_call(rng):
         assert base.flags.owndata and base.flags.writeable
 
 
+def test_a_call_is_cached_only_for_inputs_that_cover_the_rounded_up_total():
+    """Three UINT8 elements are 3 bytes, TotalTensorSizeInBytes 4. A first call on a view with
+    memory after it binds it as it is; a call cached then would bind a later 3-byte array
+    claiming 4 bytes of it."""
+    dev = dml.Device(extensions=True)
+    view = np.array([1, 0, 1, 5], np.uint8)[:3]
+    for f in (dml.nonzero_coordinates, dml.onnx_nonzero):
+        f(view, device=dev)
+    assert not [k for k in dev._ops if k[0] in (_nonzero.TINY_COORDS, _nonzero.TINY_ONNX)]
+    np.testing.assert_array_equal(dml.nonzero_coordinates(np.array([1, 0, 1], np.uint8), device=dev), [[0], [2]])
+    # Four bytes cover it: cached.
+    dml.nonzero_coordinates(np.array([1, 0, 1, 1], np.uint8), device=dev)
+    assert [k for k in dev._ops if k[0] == _nonzero.TINY_COORDS]
+
+
 def test_operators_are_cached_per_layout_and_bounded(monkeypatch):
     dev = dml.Device(extensions=True)
     x = np.arange(8, dtype=np.float32).reshape(2, 4)
