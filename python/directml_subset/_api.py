@@ -230,8 +230,13 @@ def nonzero_coordinates(
     if out is not None:
         _rows_out(out, (x.size, columns), T.NUMPY_TYPES[out_dt], "C", where)
     if x.size == 0:
-        if not 1 <= columns <= x.ndim:
-            raise ValueError(f"{where}: columns is {columns}, must be 1 to {x.ndim} (x.ndim)")
+        # The library is not called: its rule on columns, checked here.
+        rank = x.ndim - next((i for i, s in enumerate(x.shape) if s != 1), x.ndim)
+        if not max(rank, 1) <= columns <= x.ndim:
+            raise ValueError(
+                f"{where}: columns is {columns}, must be from the input's effective rank {rank} "
+                f"(x.ndim without leading dimensions of size 1) to x.ndim {x.ndim}"
+            )
         return np.empty((0, columns), np.uint32) if out is None else out
     if tiny is not None and x.ndim != len(tiny[2]):
         tiny = None  # a 0-d input, run as shape [1]

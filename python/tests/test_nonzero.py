@@ -102,7 +102,7 @@ def test_scalars(dtype):
         assert (c == 0).all()
 
 
-@pytest.mark.parametrize("shape", [(0,), (3, 0), (0, 4, 2), (2, 3, 0, 1, 5)])
+@pytest.mark.parametrize("shape", [(0,), (3, 0), (0, 4, 2), (2, 3, 0, 1, 5), (1, 1, 0), (1, 0, 3)])
 @pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.float16, np.int64])
 def test_empty(shape, dtype):
     a = np.zeros(shape, dtype)
@@ -110,9 +110,14 @@ def test_empty(shape, dtype):
     assert out.shape == (len(shape), 0) and out.dtype == np.int64
     c = dml.nonzero_coordinates(a)
     assert c.shape == (0, len(shape)) and c.dtype == np.uint32
-    assert dml.nonzero_coordinates(a, columns=1).shape == (0, 1)
-    with pytest.raises(ValueError, match="columns is 0"):
-        dml.nonzero_coordinates(a, columns=0)
+    # columns from the effective rank (without leading dimensions of size 1) to ndim, as
+    # DirectML requires of a non-empty input (the library is not called for an empty one).
+    rank = len(shape) - next((i for i, s in enumerate(shape) if s != 1), len(shape))
+    assert dml.nonzero_coordinates(a, columns=rank).shape == (0, rank)
+    with pytest.raises(ValueError, match=f"columns is {rank - 1}, must be from the input's effective rank"):
+        dml.nonzero_coordinates(a, columns=rank - 1)
+    with pytest.raises(ValueError, match=f"columns is {len(shape) + 1}"):
+        dml.nonzero_coordinates(a, columns=len(shape) + 1)
 
 
 def test_floats_zero_and_nan():
