@@ -228,8 +228,9 @@ impl Operator {
 
     /// Runs the operator. `inputs` and `outputs` hold one entry per slot, in DirectML's order
     /// (see the C API's binding table). Each slice holds at least the tensor's
-    /// `TotalTensorSizeInBytes` and starts aligned to the element size. Only output elements
-    /// are written, and nothing is written when an error is returned.
+    /// `TotalTensorSizeInBytes` and starts aligned to the element size (and to the desc's
+    /// `GuaranteedBaseOffsetAlignment`, when it gives one). Only output elements are written,
+    /// and nothing is written when an error is returned.
     pub fn execute(&self, inputs: &[Input<'_>], outputs: &mut [&mut [u8]]) -> Result<()> {
         self.plan
             .execute(inputs, outputs, self.device.threads.workers())

@@ -17,7 +17,8 @@
 //! - [`Operator::execute`] runs it on byte slices, one per binding slot in DirectML's order
 //!   (inputs as [`Input`], outputs as `&mut [u8]`), from any number of threads at once. Each
 //!   slice holds at least the tensor's `TotalTensorSizeInBytes` ([`Operator::input_sizes`],
-//!   [`Operator::output_sizes`]) and is aligned to its element size.
+//!   [`Operator::output_sizes`]) and is aligned to its element size (and to the desc's
+//!   `GuaranteedBaseOffsetAlignment`, when it gives one).
 //! - Every failure is an [`Error`]: its variant is the HRESULT the C API returns
 //!   ([`Error::hresult`]), and its message names the operator, the tensor, the rule and the
 //!   values found. Nothing is written when a call fails.

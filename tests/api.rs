@@ -377,6 +377,32 @@ fn calc_buffer_tensor_size() {
         },
         0
     );
+    // The Rust API's TensorDesc::implied_size is the same function: 4-bit types, more than 8
+    // dimensions, strides, unknown types.
+    let nine = [2u32; 9];
+    for (ty, sizes, strides) in [
+        (12u32, &[8u32][..], None),
+        (13, &[3], None),
+        (1, &nine[..], None),
+        (1, &s, Some(&[16u32, 8, 4, 1][..])),
+        (99, &[3], None),
+    ] {
+        let desc = match strides {
+            Some(st) => {
+                directml_subset::TensorDesc::with_strides(DML_TENSOR_DATA_TYPE(ty), sizes, st)
+            }
+            None => directml_subset::TensorDesc::new(DML_TENSOR_DATA_TYPE(ty), sizes),
+        };
+        assert_eq!(
+            desc.implied_size(),
+            calc(ty, sizes, strides),
+            "type {ty} sizes {sizes:?} strides {strides:?}"
+        );
+    }
+    assert_eq!(
+        directml_subset::TensorDesc::new(DML_TENSOR_DATA_TYPE(12), &[8]).implied_size(),
+        4
+    );
 }
 
 #[test]

@@ -1,7 +1,6 @@
 //! [`TensorDesc`]: a buffer tensor desc as the caller gave it, not yet validated.
 
-use super::dtype::DataType;
-use super::size::calc_buffer_tensor_size;
+use super::size::calc_size_bits;
 use crate::dml::{DML_TENSOR_DATA_TYPE, DML_TENSOR_FLAGS, DML_TENSOR_FLAG_NONE};
 
 /// The most dimensions any tensor may have.
@@ -99,13 +98,13 @@ impl TensorDesc {
             .then(|| &self.strides[..(self.dimension_count as usize).min(MAX_DIMS)])
     }
 
-    /// `dmls_calc_buffer_tensor_size` of this desc: 0 for an unsupported type or on overflow.
+    /// `dmls_calc_buffer_tensor_size` of this desc (DirectMLX's `DMLCalcBufferTensorSize`,
+    /// in 64 bits): UINT4 and INT4 at half a byte per element; 0 for an unknown type, for 0 or
+    /// more than 8 dimensions, and on overflow.
     pub fn implied_size(&self) -> u64 {
-        match DataType::from_raw(self.data_type) {
-            Some(t) if self.dimension_count > 0 => {
-                calc_buffer_tensor_size(t, self.sizes(), self.strides()).unwrap_or(0)
-            }
-            _ => 0,
+        if self.dimension_count == 0 || self.dimension_count as usize > MAX_DIMS {
+            return 0;
         }
+        calc_size_bits(self.data_type, self.sizes(), self.strides()).unwrap_or(0)
     }
 }
