@@ -1475,6 +1475,8 @@ void dmls_device_release(struct dmls_device *device);
 //
 // `query_size` and `support_size` must equal the structs' sizes exactly (E_INVALIDARG). An
 // unknown feature is DXGI_ERROR_UNSUPPORTED. NULL `device`, `query` or `support` is E_POINTER.
+// The checks run in this order, the first failure answering: `device`, the feature, `query`
+// and `support`, their sizes.
 //
 // # Safety
 // `device` is NULL or a live device; `query` and `support`, when non-NULL, hold `query_size` and `support_size` bytes.
