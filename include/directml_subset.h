@@ -1534,8 +1534,8 @@ void dmls_operator_release(struct dmls_operator *op);
 // (and GuaranteedBaseOffsetAlignment); DML_BINDING_TYPE_BUFFER_ARRAY; an output's bytes
 // `[Buffer + Offset, + TotalTensorSizeInBytes)` overlapping any other bound tensor's, except
 // that DIAGONAL_MATRIX1 may run in place (input and output at the same address, with the same
-// data type, sizes and strides). NULL `op`, a NULL array with a nonzero count, a NULL binding `Desc` or `Buffer` is
-// E_POINTER.
+// data type, sizes and strides). NULL `op`, a NULL array with a nonzero count, a NULL binding
+// `Desc` or `Buffer` is E_POINTER.
 //
 // Only the output tensors' elements are written: never padding between strided elements,
 // never bytes past the last element, and for NONZERO_COORDINATES never the rows from the count

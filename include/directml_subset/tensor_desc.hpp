@@ -62,37 +62,11 @@ public:
           total_(o.total_), alignment_(o.alignment_), flags_(o.flags_) {
         sync();
     }
-    tensor_desc(tensor_desc &&o) noexcept
-        : type_(o.type_), sizes_(std::move(o.sizes_)), strides_(std::move(o.strides_)),
-          has_strides_(o.has_strides_), total_(o.total_), alignment_(o.alignment_),
-          flags_(o.flags_) {
-        sync();
-        o.sync();
-    }
-    tensor_desc &operator=(const tensor_desc &o) {
-        if (this != &o) {
-            type_ = o.type_;
-            sizes_ = o.sizes_;
-            strides_ = o.strides_;
-            has_strides_ = o.has_strides_;
-            total_ = o.total_;
-            alignment_ = o.alignment_;
-            flags_ = o.flags_;
-            sync();
-        }
-        return *this;
-    }
+    tensor_desc(tensor_desc &&o) noexcept : type_(o.type_) { take(o); }
+    tensor_desc &operator=(const tensor_desc &o) { return *this = tensor_desc(o); }
     tensor_desc &operator=(tensor_desc &&o) noexcept {
         if (this != &o) {
-            type_ = o.type_;
-            sizes_ = std::move(o.sizes_);
-            strides_ = std::move(o.strides_);
-            has_strides_ = o.has_strides_;
-            total_ = o.total_;
-            alignment_ = o.alignment_;
-            flags_ = o.flags_;
-            sync();
-            o.sync();
+            take(o);
         }
         return *this;
     }
@@ -151,6 +125,19 @@ public:
     const DML_TENSOR_DESC *get() const noexcept { return &tensor_; }
 
 private:
+    // Moves `o`'s fields here; both then point into themselves.
+    void take(tensor_desc &o) noexcept {
+        type_ = o.type_;
+        sizes_ = std::move(o.sizes_);
+        strides_ = std::move(o.strides_);
+        has_strides_ = o.has_strides_;
+        total_ = o.total_;
+        alignment_ = o.alignment_;
+        flags_ = o.flags_;
+        sync();
+        o.sync();
+    }
+
     // Fills the DirectML structs from the fields: every constructor, copy, move and setter
     // calls it, so that get() and buffer_desc() only read.
     void sync() noexcept {

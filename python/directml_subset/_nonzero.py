@@ -203,7 +203,8 @@ def _run_nonzero(device, x, dt, columns, out_dt, where, out=None, tiny=None):
             runner = _through_scratch(op, columns, out_dt, worst)
         # Cached only where an array of this dtype and shape covers the input's rounded-up
         # total by itself: the cached call binds later arrays as they are.
-        if tiny is not None and worst <= CACHED_CALL_LIMIT and strides is None and arr is x and x.nbytes >= totals[0]:
+        covered = arr is x and x.nbytes >= totals[0]
+        if tiny is not None and worst <= CACHED_CALL_LIMIT and strides is None and covered:
             key, finish = tiny
             _prepared(device, key, lambda: _cached_call(runner, finish))
         return runner(addr)

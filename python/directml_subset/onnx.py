@@ -12,8 +12,9 @@ other operator stays ONNX's reference implementation. Needs the ``onnx`` package
 
 Types: the library runs bool, int8/16/32/64, uint8/16/32/64 and float16/32/64 (the types of
 ONNX's NonZero, Trilu and EyeLike save strings, bfloat16 and, for NonZero and Trilu, complex64
-and complex128). Any other type (for example bfloat16, strings or complex) falls back to ONNX's reference implementation of the operator, so a
-model that runs without the overrides runs with them. EyeLike outside the library's reach
+and complex128). Any other type (for example bfloat16, strings or complex) falls back to
+ONNX's reference implementation of the operator, so a model that runs without the overrides
+runs with them. EyeLike outside the library's reach
 falls back too: a 1-D input (ONNX's reference accepts it as a square matrix) or an
 output ``dtype`` the library has no type for. Errors of the library itself (for example a
 device too old for the operator) raise ``directml_subset.DirectMLError``.
