@@ -156,14 +156,27 @@ impl<'a> Workers<'a> {
 
     /// Runs `job(i)` once for each part `i` in `0..parts`, on this thread and on as many of
     /// the device's workers as the parts can use (see [`crate::team`]), and returns when all
-    /// have finished. A one-thread device runs them in order on this thread. Fails (before
-    /// running any part) only when the pool has to be started, first in this process, and its
-    /// threads cannot be.
+    /// have finished. Each thread runs the same parts from one execution to the next where it
+    /// can, so the parts must not wait for each other. A one-thread device runs them in order
+    /// on this thread. Fails (before running any part) only when the pool has to be started,
+    /// first in this process, and its threads cannot be.
     pub fn parts(&self, parts: usize, job: &Job<'_>) -> Result<()> {
+        self.run(parts, false, job)
+    }
+
+    /// [`Workers::parts`] with the parts claimed in increasing order, for parts that wait for
+    /// parts before them: a part is claimed only after every part before it, so what it waits
+    /// for is running.
+    pub fn parts_in_order(&self, parts: usize, job: &Job<'_>) -> Result<()> {
+        self.run(parts, true, job)
+    }
+
+    fn run(&self, parts: usize, in_order: bool, job: &Job<'_>) -> Result<()> {
         match self.pool {
             Some(pool) if self.threads > 1 && parts > 1 => {
                 let slot = pool.get()?;
-                slot.team.run(&slot.pool, parts, self.threads - 1, job);
+                slot.team
+                    .run(&slot.pool, parts, self.threads - 1, in_order, job);
             }
             _ => (0..parts).for_each(job),
         }

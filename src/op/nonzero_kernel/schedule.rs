@@ -194,7 +194,8 @@ fn parallel<U: Word>(
     // waits for it) and resumed once every part has returned.
     let panic: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
     let packed = src.packed();
-    workers.parts(split.parts, &|i| {
+    // In order: a part waits for the counts of the parts before it.
+    workers.parts_in_order(split.parts, &|i| {
         let (s, e) = split.range(i);
         let own = &status[i];
         let counted = catch_unwind(AssertUnwindSafe(|| {
