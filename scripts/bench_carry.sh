@@ -3,6 +3,7 @@
 # measurement): builds it here and writes target/carry/ with
 #
 #   kernels             the benchmark's executable (needs only the C library)
+#   idle                the test that a process uses no CPU after the hot window
 #   kernels-base        with a BASE commit: the same benchmark built from that commit, to
 #                       measure a change against it on the same machine in the same call
 #   threads_targets.py  checks the runs against the many-core targets (Python 3, standard library)
@@ -13,11 +14,12 @@
 #                       library's choice), `kernels oversub` (run 2); then the targets' check,
 #                       best of the threads runs per point. With kernels-base: three `threads`
 #                       runs of each, then one `oversub` and one `cold` of each, alternating,
-#                       and a check of each. Everything goes under $OUT (default:
-#                       target/carry/out): threads-N.csv/.txt, threads-best.csv,
-#                       threads-forced.*, oversub-N.txt, cold.csv/.txt, targets.txt (the same
-#                       with -base for kernels-base), machine.txt, steps.txt (each step's
-#                       seconds).
+#                       and a check of each; the idle test. Everything goes, after each step,
+#                       into $OUT/results.tar.gz (default: target/carry/out; one file, since a
+#                       borrowed machine may send back only a few): threads-N.csv/.txt,
+#                       threads-best.csv, threads-forced.*, oversub-N.txt, cold.csv/.txt,
+#                       targets.txt (the same with -base for kernels-base), idle.txt,
+#                       machine.txt, steps.txt (each step's seconds).
 #
 #   scripts/bench_carry.sh [BASE]     BASE: a commit to build kernels-base from
 #
@@ -32,6 +34,10 @@ exe=$(cargo bench --bench kernels --no-run --message-format=json 2>/dev/null |
 rm -rf target/carry
 mkdir -p target/carry
 cp "$exe" target/carry/kernels
+idle=$(cargo test --release --test idle --no-run --message-format=json 2>/dev/null |
+    sed -n 's/.*"executable":"\([^"]*idle-[^"]*\)".*/\1/p' | tail -n1)
+[ -x "$idle" ] || { echo "bench_carry: no idle test built" >&2; exit 1; }
+cp "$idle" target/carry/idle
 cp scripts/threads_targets.py target/carry/
 if [ $# -ge 1 ]; then
     base=$(git rev-parse --verify "$1^{commit}")
@@ -53,9 +59,11 @@ cat > target/carry/run.sh <<'RUN'
 #!/usr/bin/env bash
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=${OUT:-$here/out}
+final=${OUT:-$here/out}
+out=$(mktemp -d)
 budget=${DMLS_CARRY_SECONDS:-480}
-mkdir -p "$out"
+mkdir -p "$final"
+pack() { tar -C "$out" -czf "$final/results.tar.gz" .; }
 # The CPU, and what decides where woken threads run: the kernel, its scheduler parameters
 # (a virtual machine's kernel may pack threads onto few CPUs), a CPU quota, the CPUs allowed;
 # and the clock source (the library reads the clock around executions: a source the vDSO
@@ -80,6 +88,7 @@ step() {
     local took=$(( $(date +%s) - now ))
     (( took > longest )) && longest=$took
     echo "$name: $took s" | tee -a "$out/steps.txt"
+    pack
 }
 threads() {  # threads EXE RUN
     DMLS_CURVE_MIN_LOG2=8 DMLS_THREADS_CSV="$out/threads$2.csv" "$here/$1" threads \
@@ -91,6 +100,7 @@ forced() {
 }
 oversub() { "$here/$1" oversub > "$out/oversub$2.txt" 2>&1; }  # oversub EXE RUN
 cold() { DMLS_COLD_CSV="$out/cold$2.csv" "$here/$1" cold > "$out/cold$2.txt" 2>&1; }  # cold EXE SUFFIX
+idle() { "$here/idle" > "$out/idle.txt" 2>&1; }
 shopt -s nullglob
 check() {  # check SUFFIX: the targets of threads-N$SUFFIX.csv and oversub-N$SUFFIX.txt
     local args=("$out"/threads-[0-9]"$1".csv) f
@@ -111,6 +121,7 @@ if [ -x "$here/kernels-base" ]; then
     step "oversub run 1 (base)" oversub kernels-base -1-base
     step "cold" cold kernels ""
     step "cold (base)" cold kernels-base -base
+    step "idle" idle
     check ""
     check -base
     echo "== this build"; grep '^\(PASS\|FAIL\|NONE\|no run\)' "$out/targets.txt"
@@ -119,6 +130,7 @@ if [ -x "$here/kernels-base" ]; then
 else
     step "threads run 1" threads kernels -1
     step "oversub run 1" oversub kernels -1
+    step "idle" idle
     step "cold" cold kernels ""
     for n in 2 3 4; do step "threads run $n" threads kernels "-$n"; done
     step "threads forced" forced
@@ -126,7 +138,10 @@ else
     check ""
     cat "$out/targets.txt"
 fi
+pack
+grep -h "test result" "$out/idle.txt"
 for f in "$out"/oversub-*.txt "$out"/cold*.txt; do cat "$f"; done
+echo "everything is in $final/results.tar.gz"
 RUN
 chmod +x target/carry/run.sh
 echo "target/carry/ is ready: $(du -sh target/carry | cut -f1); run target/carry/run.sh there"
