@@ -6,9 +6,10 @@
 //! work of a 2^16-element operator is 5–20 µs. So the kernels do not hand their parts to rayon
 //! one call at a time. The caller publishes a job (a function of the part index and a part
 //! count) in the pool's [`Team`], and every thread on the team, the caller included, claims
-//! parts with one atomic operation until none is left; the caller then waits for the parts
+//! parts, one compare-and-swap each, until none is left; the caller then waits for the parts
 //! still running elsewhere. The parts are dealt out in slots of consecutive parts, one per
-//! thread on the team (a worker takes a seat when it arrives and keeps it while it stays):
+//! thread the job can use (a worker takes a seat when it arrives and keeps it while it stays;
+//! seats beyond the job's slots share them):
 //! each thread claims its own slot's parts first, so it runs the same parts every execution
 //! and finds their data in its own cache, and then helps with the others' slots. (Parts that
 //! wait for the parts before them, as NonZero's do, are claimed in order instead.)
@@ -18,7 +19,7 @@
 //! two more while the job has parts left, so the caller pays for two wakes, not one per
 //! worker, and starts on its parts at once. After its last
 //! part a worker stays on the team for a bounded **hot window** (100 µs unless
-//! `DMLS_SPIN_US` says otherwise), waiting on the job counter with `pause`, so that the next
+//! `DMLS_SPIN_US` says otherwise), watching for the next job with `pause`, so that the next
 //! execution finds it awake; then it goes back to rayon, which puts it to sleep. A process that
 //! executes once and then idles uses no CPU once the window (and rayon's own short idle spin)
 //! is over.
@@ -208,10 +209,10 @@ thread_local! {
     static ON_TEAM: Cell<bool> = const { Cell::new(false) };
 }
 
-/// A value alone on its cache lines (two: some CPUs fetch lines in pairs). The job state,
-/// which every waiting worker reads and every claim writes, and the count of parts done, which
-/// every part writes and the caller reads, would otherwise move between the cores' caches
-/// together, each write costing every reader of the other a miss.
+/// A value alone on its cache lines (two: some CPUs fetch lines in pairs). The announcement,
+/// which every waiting worker reads, each slot, which claims write, and the count of parts
+/// done, which every part writes and the caller reads, would otherwise move between the cores'
+/// caches together, each write costing every reader of the others a miss.
 #[repr(align(128))]
 struct Line<T>(T);
 
@@ -228,7 +229,7 @@ pub(crate) struct Team {
     /// Waiting workers look at it for a new generation.
     state: Line<AtomicU64>,
     /// The current job's parts, split into slots of consecutive parts, one per seat that the
-    /// job can use: each slot's generation, end and next unclaimed part in one word
+    /// job can use (seats beyond those wrap around and share slots): each slot's generation, end and next unclaimed part in one word
     /// ([`word`]), alone on its cache lines. A thread claims the parts of its own seat's slot
     /// first, from the front, then those left in the others, from the back. So from one
     /// execution to the next a thread runs the same parts, whose data its own cache holds from
@@ -461,9 +462,10 @@ impl Team {
             return false;
         };
         // SAFETY: the claim succeeded, so the slot's word was still this job's with `part`
-        // unclaimed: the job was published before that word (Release, read through the
-        // Acquire of the claim), and its caller waits until this part is counted done before
-        // it returns and its `&Job` goes away.
+        // unclaimed: the job was published before that word (Release, read by the Acquire
+        // load, or failed compare-and-swap, that gave the word before the job was read), and
+        // its caller waits until this part is counted done before it returns and its `&Job`
+        // goes away.
         let job = unsafe { *job.cast_const().cast::<&Job<'_>>() };
         if let Err(p) = catch_unwind(AssertUnwindSafe(|| job(part))) {
             if let Ok(mut first) = self.panic.lock() {
@@ -478,18 +480,23 @@ impl Team {
     /// first slot after it that has one left. Returns the part and the job (a `*const &Job`)
     /// published with the word it was claimed from; `None` when no slot had a part left.
     fn claim(&self, home: usize) -> Option<(usize, *mut ())> {
-        let (slots, _) = fields(self.state.load(Ordering::Acquire));
+        let state = self.state.load(Ordering::Acquire);
+        let (slots, _) = fields(state);
         let slots = slots.clamp(1, self.slots.len());
         let home = home % slots;
-        (0..slots).find_map(|k| self.claim_in(&self.slots[(home + k) % slots], k == 0))
+        (0..slots)
+            .find_map(|k| self.claim_in(&self.slots[(home + k) % slots], k == 0, generation(state)))
     }
 
-    /// Claims a part of one slot: its next (`front`) or its last; `None` when it has none left.
-    fn claim_in(&self, slot: &AtomicU64, front: bool) -> Option<(usize, *mut ())> {
+    /// Claims a part of one slot of the job of generation `g`: its next (`front`) or its last;
+    /// `None` when it has none left, or holds a newer job's parts (whose slots this thread has
+    /// not read: claimed from the back, a part of a job in order would be claimed before the
+    /// parts it waits for; the thread finds that job at its next look).
+    fn claim_in(&self, slot: &AtomicU64, front: bool, g: u64) -> Option<(usize, *mut ())> {
         let mut w = slot.load(Ordering::Acquire);
         loop {
             let (next, end) = fields(w);
-            if next >= end {
+            if next >= end || generation(w) != g {
                 return None;
             }
             // The job read here may be a newer one's (published after this word's job ended):
@@ -716,6 +723,23 @@ mod tests {
                 assert!(done.iter().all(|d| d.load(Ordering::Relaxed)));
             }
         }
+    }
+
+    #[test]
+    fn a_claim_never_takes_a_part_of_a_job_it_has_not_read() {
+        // A thread read the announcement of a job of two slots; the next job, in order (one
+        // slot), is published before it looks at the slots: from the back it would claim that
+        // job's last part first, before the parts that part waits for.
+        let team = Team::new(2);
+        team.publish(1, 2, 2);
+        assert_eq!(team.claim(0).map(|c| c.0), Some(0));
+        assert_eq!(team.claim(1).map(|c| c.0), Some(1));
+        let state = team.state.load(Ordering::Acquire);
+        team.publish(2, 1, 8);
+        let slot = &team.slots[0];
+        assert_eq!(team.claim_in(slot, false, generation(state)), None);
+        // A thread that reads the new announcement claims from the front.
+        assert_eq!(team.claim(1).map(|c| c.0), Some(0));
     }
 
     #[test]
