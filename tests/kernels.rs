@@ -308,6 +308,30 @@ fn nonzero_parallel_one_pass() {
     });
 }
 
+/// Both parallel paths of NONZERO_COORDINATES on 2, 16 and 64 threads (more than the cores):
+/// in slots (up to 512 KiB of input per thread; the other tests' inputs) and with parts
+/// claimed in order (larger inputs: 8 MiB and more, 32 MiB and more on 64 threads).
+#[test]
+fn nonzero_parallel_in_slots_and_in_order() {
+    common::force_parallel_paths();
+    with_seed("nonzero_parallel_in_slots_and_in_order", |rng| {
+        let devs = [device(2), device(16), device(64)];
+        let cases: [(DataType, &[u32]); 3] = [
+            (DataType::Float32, &[2_100_001]),
+            (DataType::UInt8, &[3, 1000, 3001]),
+            (DataType::Int64, &[64, 65_537]),
+        ];
+        for (t, sizes) in cases {
+            for density in [0.01, 0.5] {
+                for dev in &devs {
+                    let input = desc(t, sizes, None);
+                    check_nonzero(rng, dev, input, density, "in slots and in order");
+                }
+            }
+        }
+    });
+}
+
 /// Transposed inputs (line elements far apart, neighbouring lines adjacent), which are read in
 /// tiles: lines a multiple of 64 long, chunks that start and end inside a line, several types,
 /// serial and parallel (a tiled chunk holds at least 1024 lines, so only inputs of more lines

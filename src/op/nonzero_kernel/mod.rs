@@ -31,6 +31,7 @@ mod one_pass;
 mod out_view;
 mod rows;
 mod schedule;
+mod slots;
 mod source;
 
 use cursor::{Coord, Geometry};

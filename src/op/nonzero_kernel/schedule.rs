@@ -6,6 +6,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 
 use super::rows::{Emit, Writer};
+use super::slots::{wait, Slots, COUNTED, POISONED, PREFIX, VALUE};
 use super::source::Source;
 use crate::error::{Error, Result};
 use crate::op::cost::{self, Bounds, Path, Rates};
@@ -29,8 +30,10 @@ const PART_MIN: u64 = 1 << 12;
 /// (AMD Zen 5) parts of 2^15 elements took up to 1.15x the time of parts of 2^17 from 2^21
 /// elements on, and parts of 2^18 (larger than the core's 1 MiB L2) lost at 2^24.
 const PART_MAX: u64 = 1 << 17;
-/// Looks at a count not yet published before [`look_back`] gives up the core between looks.
-const LOOK_BACK_SPINS: u32 = 4096;
+/// The most input bytes per thread for which the parallel path runs in slots
+/// ([`parallel_slots`]): a thread's parts then stay in its core's cache (L2) from their count to
+/// their write, and from one execution to the next.
+const SLOTS_MAX: u64 = 512 << 10;
 /// The most workers one execution uses.
 const MAX_THREADS: usize = 256;
 /// Inputs below the floor run serially; from it, as measured ([`cost`]). There is no ceiling
@@ -134,7 +137,11 @@ pub(super) fn drive<U: Word>(
 
     let workers = workers.at_most(helpers);
     let t = std::time::Instant::now();
-    let total = parallel(src, rows, &split, workers)?;
+    let total = if m * U::SIZE as u64 <= SLOTS_MAX * workers.threads as u64 {
+        parallel_slots(src, rows, &split, workers)?
+    } else {
+        parallel(src, rows, &split, workers)?
+    };
     rates.record_parallel(m, workers.threads, hot, t.elapsed());
     Ok(total)
 }
@@ -169,20 +176,12 @@ impl Split {
     }
 }
 
-/// A part's status word in [`parallel`]'s look-back: 0 until the part is counted, then
-/// `COUNTED` with its count, then `PREFIX` with the rows of it and of every part before it;
-/// `POISONED` when it (or a part before it) panicked before its prefix was known.
-const COUNTED: u64 = 1 << 62;
-const PREFIX: u64 = 1 << 63;
-const POISONED: u64 = COUNTED | PREFIX;
-const VALUE: u64 = COUNTED - 1;
-
-/// The parallel path, in one trip through the workers: each part counts its nonzero elements
-/// and publishes the count, adds up the counts of the parts before it (looking back from its
-/// predecessor until a part whose prefix is known: parts are claimed in order, so those before
-/// it are counted or being counted), publishes its own prefix and writes its rows from there
-/// while the input is still in its cache, in one pass where the writer has one, else masked
-/// again and walked. No part waits for another's rows, only for the counts before its own.
+/// The parallel path for large inputs, in one trip through the workers with the parts claimed
+/// in order: each part counts its nonzero elements and publishes the count, adds up the counts
+/// of the parts before it (looking back from its predecessor until a part whose prefix is
+/// known: parts are claimed in order, so those before it are counted or being counted),
+/// publishes its own prefix and writes its rows from there while the input is still in its
+/// cache. No part waits for another's rows, only for the counts before its own.
 fn parallel<U: Word>(
     src: &Source<'_, U>,
     rows: &(dyn Emit + Sync),
@@ -193,23 +192,13 @@ fn parallel<U: Word>(
     // A panic of a part is kept here (the part then marks itself poisoned, so that no part
     // waits for it) and resumed once every part has returned.
     let panic: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
-    let packed = src.packed();
     // In order: a part waits for the counts of the parts before it.
     workers.parts_in_order(split.parts, &|i| {
         let (s, e) = split.range(i);
         let own = &status[i];
-        let counted = catch_unwind(AssertUnwindSafe(|| {
-            with_words::<_, COUNT_WORDS, _>(src, s, e, |words| {
-                masked_steps(src, s, e, words, |_, _, _| {})
-            })
-        }));
-        let n = match counted {
-            Ok(n) => n,
-            Err(p) => {
-                own.store(POISONED, Ordering::Release);
-                keep_first(&panic, p);
-                return;
-            }
+        let Some(n) = count_part(src, s, e, &panic) else {
+            own.store(POISONED, Ordering::Release);
+            return;
         };
         own.store(COUNTED | n, Ordering::Release);
         let Some(first) = look_back(&status, i) else {
@@ -217,27 +206,10 @@ fn parallel<U: Word>(
             return;
         };
         own.store(PREFIX | (first + n), Ordering::Release);
-        if n == 0 {
-            return;
-        }
-        let wrote = catch_unwind(AssertUnwindSafe(|| {
-            // SAFETY: this part's rows are first .. first + n (n nonzero elements in s .. e,
-            // as counted; `first` those before s, from the counts of the parts before it),
-            // which no other part writes; the writer is shared only over a layout proven
-            // disjoint, where distinct elements have distinct addresses.
-            let done = packed
-                .and_then(|p| unsafe { rows.one_pass(p.range(s as usize, e as usize), s, first) });
-            match done {
-                Some(written) => debug_assert_eq!(written, n),
-                None => with_words::<_, SERIAL_WORDS, _>(src, s, e, |words| {
-                    // SAFETY: as above.
-                    unsafe { serial_range(src, rows, s, e, first, words) };
-                }),
-            }
-        }));
-        if let Err(p) = wrote {
-            keep_first(&panic, p);
-        }
+        // SAFETY: this part's rows are first .. first + n (n nonzero elements in s .. e, as
+        // counted; `first` those before s, from the counts of the parts before it), which no
+        // other part writes.
+        unsafe { write_part(src, rows, s, e, first, n, &panic) };
     })?;
     if let Some(p) = panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
         resume_unwind(p);
@@ -245,6 +217,94 @@ fn parallel<U: Word>(
     Ok(status
         .last()
         .map_or(0, |s| s.load(Ordering::Acquire) & VALUE))
+}
+
+/// The parallel path for inputs of at most [`SLOTS_MAX`] bytes per thread, in one trip through
+/// the workers with the parts in a slot of consecutive parts per thread ([`Slots`]): each
+/// thread counts its slot's parts, then writes them, reading their input again from its own
+/// cache, and finds the same parts there at the next execution (parts claimed in order go to
+/// whichever thread comes first, and meet their data in another core's cache). Larger inputs
+/// take [`parallel`]: a thread's parts would no longer be in its cache when it writes them.
+fn parallel_slots<U: Word>(
+    src: &Source<'_, U>,
+    rows: &(dyn Emit + Sync),
+    split: &Split,
+    workers: Workers<'_>,
+) -> Result<u64> {
+    let slots = Slots::new(split.parts, workers.threads);
+    // A panic of a part is kept here (the part is then poisoned, so that no part waits for
+    // it) and resumed once every slot has returned.
+    let panic: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
+    let count = |i: usize| {
+        let (s, e) = split.range(i);
+        count_part(src, s, e, &panic)
+    };
+    let write = |i: usize, first: u64, n: u64| {
+        let (s, e) = split.range(i);
+        // SAFETY: `Slots` calls this once per part, with `first` the rows of the parts before
+        // it and `n` its count: its rows are first .. first + n, which no other part writes.
+        unsafe { write_part(src, rows, s, e, first, n, &panic) };
+    };
+    // One slot per thread: each thread's own slot is the same from one execution to the next.
+    workers.parts(slots.slots(), &|k| slots.run(k, &count, &write))?;
+    if let Some(p) = panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        resume_unwind(p);
+    }
+    // No part panicked, so none is poisoned.
+    Ok(slots.total().unwrap_or(0))
+}
+
+/// The nonzero elements of `start .. end` (masked a step at a time, the words thrown away);
+/// `None` when masking panicked (the panic is kept in `panic`).
+fn count_part<U: Word>(
+    src: &Source<'_, U>,
+    start: u64,
+    end: u64,
+    panic: &Mutex<Option<Box<dyn Any + Send>>>,
+) -> Option<u64> {
+    let counted = catch_unwind(AssertUnwindSafe(|| {
+        with_words::<_, COUNT_WORDS, _>(src, start, end, |words| {
+            masked_steps(src, start, end, words, |_, _, _| {})
+        })
+    }));
+    counted.map_err(|p| keep_first(panic, p)).ok()
+}
+
+/// Writes the `n` rows of elements `start .. end` from row `first`, in one pass where the
+/// writer has one, else masked again and walked (a panic is kept in `panic`).
+///
+/// # Safety
+/// `n` is the count of nonzero elements in `start .. end`, `first` the count before `start`,
+/// and no other thread writes rows `first .. first + n` while this runs.
+unsafe fn write_part<U: Word>(
+    src: &Source<'_, U>,
+    rows: &(dyn Emit + Sync),
+    start: u64,
+    end: u64,
+    first: u64,
+    n: u64,
+    panic: &Mutex<Option<Box<dyn Any + Send>>>,
+) {
+    if n == 0 {
+        return;
+    }
+    let wrote = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: the caller's promise; the writer is shared only over a layout proven
+        // disjoint, where distinct elements have distinct addresses.
+        let done = src.packed().and_then(|p| unsafe {
+            rows.one_pass(p.range(start as usize, end as usize), start, first)
+        });
+        match done {
+            Some(written) => debug_assert_eq!(written, n),
+            None => with_words::<_, SERIAL_WORDS, _>(src, start, end, |words| {
+                // SAFETY: as above.
+                unsafe { serial_range(src, rows, start, end, first, words) };
+            }),
+        }
+    }));
+    if let Err(p) = wrote {
+        keep_first(panic, p);
+    }
 }
 
 /// Keeps the first panic of the parts.
@@ -266,14 +326,7 @@ fn look_back(status: &[AtomicU64], i: usize) -> Option<u64> {
     while j > 0 {
         let v = status[j - 1].load(Ordering::Acquire);
         match v & POISONED {
-            0 => {
-                spins += 1;
-                if spins > LOOK_BACK_SPINS {
-                    std::thread::yield_now();
-                } else {
-                    core::hint::spin_loop();
-                }
-            }
+            0 => wait(&mut spins),
             POISONED => return None,
             PREFIX => return Some(sum + (v & VALUE)),
             _ => {

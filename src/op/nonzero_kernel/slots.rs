@@ -1,0 +1,370 @@
+//! The parts of NonZero's parallel path in slots: each thread counts a run of consecutive parts
+//! (its slot), then writes them, so that from one execution to the next it meets the same
+//! input and output in its own cache.
+//!
+//! A part's first row is the count of the parts before it, so a part is written only once
+//! every part before it is counted. When parts are claimed one at a time in order (the other
+//! parallel path), whatever a part waits for is being counted. Here a thread counts its own
+//! slot first while the slots before it are counted by theirs, but an owner may be late or
+//! absent (a job's workers are whichever came). So a part's count is claimed too (a
+//! compare-and-swap of its status word), and a thread adding up the counts before its part
+//! counts any part that nobody has claimed yet itself. A thread then waits only for a count
+//! being made by a thread that is counting (which waits for nothing), so no order of claims
+//! or arrivals can make two threads wait for each other.
+//!
+//! Each part's write is claimed as well, once. A slot's thread counts and writes every part of
+//! its slot not claimed by another: when every slot's thread has returned, every part is
+//! written. After its own slot, a thread helps with the others': from the back (the owner goes
+//! from the front) the parts already counted, and a slot whose owner has not started, from the
+//! front (each part counted and written while its input is in the cache).
+
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// A part's status word: 0 until its count is claimed, then [`COUNTING`], then `COUNTED` with
+/// its count, then `PREFIX` with the rows of it and of every part before it; `POISONED` when
+/// it (or a part before it) panicked before its prefix was known.
+pub(super) const COUNTED: u64 = 1 << 62;
+pub(super) const PREFIX: u64 = 1 << 63;
+pub(super) const POISONED: u64 = COUNTED | PREFIX;
+pub(super) const VALUE: u64 = COUNTED - 1;
+/// A part's count is being made (no flag, not 0).
+const COUNTING: u64 = 1;
+/// Looks at a count being made before a thread gives up the core between looks (the thread
+/// making it may need this core).
+pub(super) const LOOK_BACK_SPINS: u32 = 4096;
+
+/// The shared state of one execution's parts in slots.
+pub(super) struct Slots {
+    /// Each part's status word.
+    status: Box<[AtomicU64]>,
+    /// Each part's write is claimed.
+    writing: Box<[AtomicBool]>,
+    slots: usize,
+}
+
+impl Slots {
+    /// `parts` parts in `slots` slots (at least one; at most one per part) of consecutive parts.
+    pub fn new(parts: usize, slots: usize) -> Slots {
+        Slots {
+            status: (0..parts).map(|_| AtomicU64::new(0)).collect(),
+            writing: (0..parts).map(|_| AtomicBool::new(false)).collect(),
+            slots: slots.clamp(1, parts.max(1)),
+        }
+    }
+
+    /// The number of slots.
+    pub fn slots(&self) -> usize {
+        self.slots
+    }
+
+    /// The parts of slot `k`.
+    fn range(&self, k: usize) -> (usize, usize) {
+        let parts = self.status.len();
+        (k * parts / self.slots, (k + 1) * parts / self.slots)
+    }
+
+    /// Runs slot `k`: counts its parts that nobody has claimed, writes those whose write nobody
+    /// has claimed, then helps with the other slots. `count(p)` returns part `p`'s nonzero
+    /// elements (`None`: it panicked, and the caller kept the panic); `write(p, first, n)`
+    /// writes part `p`'s `n` rows from row `first` (the rows of every part before it). Every
+    /// part's count and write run once over all the threads that run slots; once every slot
+    /// has returned, every part is written (or the execution is poisoned).
+    pub fn run(
+        &self,
+        k: usize,
+        count: &dyn Fn(usize) -> Option<u64>,
+        write: &dyn Fn(usize, u64, u64),
+    ) {
+        let (s, e) = self.range(k);
+        for p in s..e {
+            self.count(p, count);
+        }
+        for p in s..e {
+            self.write(p, count, write);
+        }
+        for j in (k + 1..self.slots).chain(0..k) {
+            let (s, e) = self.range(j);
+            if self.status[s].load(Ordering::Acquire) == 0 {
+                // Its owner has not started: in order, as the owner would.
+                for p in s..e {
+                    self.write(p, count, write);
+                }
+            } else {
+                // From the back, while the parts are counted (the owner writes the rest).
+                for p in (s..e).rev() {
+                    if self.status[p].load(Ordering::Acquire) & POISONED == 0 {
+                        // Not counted yet (or being counted): its owner is still counting.
+                        break;
+                    }
+                    self.write(p, count, write);
+                }
+            }
+        }
+    }
+
+    /// The rows of every part (`None` when a part panicked). Call once every slot has returned.
+    pub fn total(&self) -> Option<u64> {
+        match self.status.last() {
+            None => Some(0),
+            Some(last) => {
+                let v = last.load(Ordering::Acquire);
+                (v & POISONED == PREFIX).then_some(v & VALUE)
+            }
+        }
+    }
+
+    /// Claims part `p`'s count if nobody has and makes it; returns its status word then (or as
+    /// another thread left it).
+    fn count(&self, p: usize, count: &dyn Fn(usize) -> Option<u64>) -> u64 {
+        let status = &self.status[p];
+        match status.compare_exchange(0, COUNTING, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => {
+                let v = count(p).map_or(POISONED, |n| COUNTED | n);
+                status.store(v, Ordering::Release);
+                v
+            }
+            Err(v) => v,
+        }
+    }
+
+    /// Claims part `p`'s write if nobody has, and makes it: its count (claimed and made here
+    /// if nobody has), the counts before it ([`Slots::look_back`]), its prefix published, its
+    /// rows written.
+    fn write(
+        &self,
+        p: usize,
+        count: &dyn Fn(usize) -> Option<u64>,
+        write: &dyn Fn(usize, u64, u64),
+    ) {
+        let claim = &self.writing[p];
+        if claim.load(Ordering::Relaxed) || claim.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let own = &self.status[p];
+        let Some(n) = self.counted(p, count) else {
+            own.store(POISONED, Ordering::Release);
+            return;
+        };
+        let Some(first) = self.look_back(p, count) else {
+            own.store(POISONED, Ordering::Release);
+            return;
+        };
+        own.store(PREFIX | (first + n), Ordering::Release);
+        if n > 0 {
+            write(p, first, n);
+        }
+    }
+
+    /// Part `j`'s count, for the thread that claimed its write: claimed and made here if nobody
+    /// has, waited for if being made; `None` when it is poisoned.
+    fn counted(&self, j: usize, count: &dyn Fn(usize) -> Option<u64>) -> Option<u64> {
+        let mut spins = 0u32;
+        loop {
+            let v = match self.status[j].load(Ordering::Acquire) {
+                0 => self.count(j, count),
+                v => v,
+            };
+            match v & POISONED {
+                0 => wait(&mut spins),
+                POISONED => return None,
+                // Counted (its prefix is this thread's to publish).
+                _ => return Some(v & VALUE),
+            }
+        }
+    }
+
+    /// The rows of the parts before part `i`: the counts back from its predecessor to the
+    /// first part whose prefix is known (none before part 0), counting here any that nobody
+    /// has claimed; `None` when one of them is poisoned.
+    fn look_back(&self, i: usize, count: &dyn Fn(usize) -> Option<u64>) -> Option<u64> {
+        let mut sum = 0u64;
+        let mut j = i;
+        let mut spins = 0u32;
+        while j > 0 {
+            let v = match self.status[j - 1].load(Ordering::Acquire) {
+                0 => self.count(j - 1, count),
+                v => v,
+            };
+            match v & POISONED {
+                0 => wait(&mut spins),
+                POISONED => return None,
+                PREFIX => return Some(sum + (v & VALUE)),
+                _ => {
+                    sum += v & VALUE;
+                    j -= 1;
+                }
+            }
+        }
+        Some(sum)
+    }
+}
+
+/// One look of a thread waiting for a count being made: `pause`, and after
+/// [`LOOK_BACK_SPINS`] looks, the core given up (the thread that counts may need it).
+pub(super) fn wait(spins: &mut u32) {
+    *spins += 1;
+    if *spins > LOOK_BACK_SPINS {
+        std::thread::yield_now();
+    } else {
+        core::hint::spin_loop();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_util::xorshift;
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::Mutex;
+
+    /// What the slots did with parts of `counts` nonzero elements: each part's counts made,
+    /// and its writes (their first rows).
+    struct Record {
+        counts: Vec<u64>,
+        counted: Vec<AtomicUsize>,
+        writes: Mutex<Vec<Vec<u64>>>,
+    }
+
+    impl Record {
+        fn new(counts: &[u64]) -> Record {
+            Record {
+                counts: counts.to_vec(),
+                counted: counts.iter().map(|_| AtomicUsize::new(0)).collect(),
+                writes: Mutex::new(vec![Vec::new(); counts.len()]),
+            }
+        }
+
+        fn count(&self, p: usize) -> Option<u64> {
+            self.counted[p].fetch_add(1, Ordering::Relaxed);
+            Some(self.counts[p])
+        }
+
+        fn write(&self, p: usize, first: u64, n: u64) {
+            assert_eq!(n, self.counts[p], "part {p}'s count");
+            self.writes.lock().unwrap()[p].push(first);
+        }
+
+        /// Every part counted once, every part with rows written once from the rows before it.
+        fn check(&self, slots: &Slots, case: &str) {
+            let mut first = 0;
+            let writes = self.writes.lock().unwrap();
+            for (p, &n) in self.counts.iter().enumerate() {
+                assert_eq!(
+                    self.counted[p].load(Ordering::Relaxed),
+                    1,
+                    "{case}: part {p} counted"
+                );
+                let expect: &[u64] = if n > 0 { &[first] } else { &[] };
+                assert_eq!(writes[p], expect, "{case}: part {p}'s writes");
+                first += n;
+            }
+            assert_eq!(slots.total(), Some(first), "{case}: total");
+        }
+    }
+
+    fn run(slots: &Slots, k: usize, record: &Record) {
+        slots.run(k, &|p| record.count(p), &|p, first, n| {
+            record.write(p, first, n)
+        });
+    }
+
+    #[test]
+    fn one_thread_running_the_slots_in_any_order_writes_every_part_once() {
+        let counts = [3, 0, 5, 1, 0, 0, 7, 2, 4];
+        for slot_count in 1..=counts.len() {
+            // Every rotation, forwards and backwards: the last slot first counts every part
+            // before its own (nobody had claimed them).
+            for rotation in 0..slot_count {
+                for backwards in [false, true] {
+                    let slots = Slots::new(counts.len(), slot_count);
+                    let record = Record::new(&counts);
+                    let mut order: Vec<usize> = (0..slot_count).collect();
+                    order.rotate_left(rotation);
+                    if backwards {
+                        order.reverse();
+                    }
+                    for &k in &order {
+                        run(&slots, k, &record);
+                    }
+                    record.check(&slots, &format!("{slot_count} slots, order {order:?}"));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_slot_whose_owner_never_comes_is_written_by_the_others() {
+        // Slot 1 of 3 is never run: slots 0 and 2 write its parts (slot 2 counts them to
+        // find its first row, then helps with their writes).
+        let counts = [1, 2, 3, 4, 5, 6];
+        let slots = Slots::new(counts.len(), 3);
+        let record = Record::new(&counts);
+        run(&slots, 2, &record);
+        run(&slots, 0, &record);
+        record.check(&slots, "slot 1 absent");
+    }
+
+    #[test]
+    fn threads_claiming_slots_at_random_write_every_part_once() {
+        let threads = 4;
+        for case in 0..200u64 {
+            let mut seed = 0x9E37_79B9_7F4A_7C15 ^ (case + 1);
+            let parts = 1 + (xorshift(&mut seed) % 40) as usize;
+            let slot_count = 1 + (xorshift(&mut seed) % 12) as usize;
+            let counts: Vec<u64> = (0..parts).map(|_| xorshift(&mut seed) % 5).collect();
+            let slots = Slots::new(parts, slot_count);
+            let record = Record::new(&counts);
+            // Each slot is run once, by whichever thread takes it next, as a team's slots are;
+            // the threads start in turn, some late.
+            let next = AtomicUsize::new(0);
+            std::thread::scope(|scope| {
+                for t in 0..threads {
+                    let (slots, record, next) = (&slots, &record, &next);
+                    let late = xorshift(&mut seed).is_multiple_of(3);
+                    scope.spawn(move || {
+                        if late {
+                            std::thread::sleep(std::time::Duration::from_micros(200 * t as u64));
+                        }
+                        loop {
+                            let k = next.fetch_add(1, Ordering::Relaxed);
+                            if k >= slots.slots() {
+                                break;
+                            }
+                            run(slots, k, record);
+                        }
+                    });
+                }
+            });
+            record.check(
+                &slots,
+                &format!("case {case}: {parts} parts, {slot_count} slots (seed {seed:#x})"),
+            );
+        }
+    }
+
+    #[test]
+    fn a_part_that_panics_poisons_the_parts_after_it_and_nothing_waits() {
+        let counts = [2u64, 3, 4, 5, 6, 7];
+        let slots = Slots::new(counts.len(), 3);
+        let written = Mutex::new(Vec::new());
+        let count = |p: usize| (p != 2).then_some(counts[p]);
+        let write = |p: usize, first: u64, _n: u64| written.lock().unwrap().push((p, first));
+        std::thread::scope(|scope| {
+            for k in [2, 1, 0] {
+                let (slots, count, write) = (&slots, &count, &write);
+                scope.spawn(move || slots.run(k, count, write));
+            }
+        });
+        assert_eq!(slots.total(), None);
+        let mut written = written.into_inner().unwrap();
+        written.sort_unstable();
+        // Parts 0 and 1 are before the poisoned part; nothing after it is written.
+        assert_eq!(written, [(0, 0), (1, 2)]);
+    }
+
+    #[test]
+    fn no_parts_have_no_rows() {
+        let slots = Slots::new(0, 4);
+        assert_eq!(slots.total(), Some(0));
+    }
+}
