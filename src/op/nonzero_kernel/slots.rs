@@ -18,15 +18,19 @@
 //! from the front) the parts already counted, and a slot whose owner has not started, from the
 //! front (each part counted and written while its input is in the cache).
 
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicU64, Ordering};
 
 /// A part's status word: 0 until its count is claimed, then [`COUNTING`], then `COUNTED` with
 /// its count, then `PREFIX` with the rows of it and of every part before it; `POISONED` when
-/// it (or a part before it) panicked before its prefix was known.
+/// it (or a part before it) panicked before its prefix was known. In slots, the [`WRITING`]
+/// bit besides (its write is claimed).
 pub(super) const COUNTED: u64 = 1 << 62;
 pub(super) const PREFIX: u64 = 1 << 63;
 pub(super) const POISONED: u64 = COUNTED | PREFIX;
-pub(super) const VALUE: u64 = COUNTED - 1;
+/// A part's write is claimed (in the same word as its status: a claim costs no other cache
+/// line).
+const WRITING: u64 = 1 << 61;
+pub(super) const VALUE: u64 = WRITING - 1;
 /// A part's count is being made (no flag, not 0).
 const COUNTING: u64 = 1;
 /// Looks at a count being made before a thread gives up the core between looks (the thread
@@ -37,8 +41,6 @@ pub(super) const LOOK_BACK_SPINS: u32 = 4096;
 pub(super) struct Slots {
     /// Each part's status word.
     status: Box<[AtomicU64]>,
-    /// Each part's write is claimed.
-    writing: Box<[AtomicBool]>,
     slots: usize,
 }
 
@@ -47,7 +49,6 @@ impl Slots {
     pub fn new(parts: usize, slots: usize) -> Slots {
         Slots {
             status: (0..parts).map(|_| AtomicU64::new(0)).collect(),
-            writing: (0..parts).map(|_| AtomicBool::new(false)).collect(),
             slots: slots.clamp(1, parts.max(1)),
         }
     }
@@ -66,9 +67,13 @@ impl Slots {
     /// Runs slot `k`: counts its parts that nobody has claimed, writes those whose write nobody
     /// has claimed, then helps with the other slots. `count(p)` returns part `p`'s nonzero
     /// elements (`None`: it panicked, and the caller kept the panic); `write(p, first, n)`
-    /// writes part `p`'s `n` rows from row `first` (the rows of every part before it). Every
-    /// part's count and write run once over all the threads that run slots; once every slot
-    /// has returned, every part is written (or the execution is poisoned).
+    /// writes part `p`'s `n` rows from row `first`.
+    ///
+    /// The promise, which the callers' `unsafe` writes rely on: over all the threads that run
+    /// slots of one `Slots`, in any order and however often, `count` runs at most once per
+    /// part, and `write` at most once per part, with `first` the sum of the counts of every
+    /// part before it and `n` its own. Once every slot has been run (each at least once, to
+    /// its end), every part with rows has been written, or a `count` returned `None`.
     pub fn run(
         &self,
         k: usize,
@@ -84,16 +89,17 @@ impl Slots {
         }
         for j in (k + 1..self.slots).chain(0..k) {
             let (s, e) = self.range(j);
-            if self.status[s].load(Ordering::Acquire) == 0 {
+            if self.status[s].load(Ordering::Acquire) & !WRITING == 0 {
                 // Its owner has not started: in order, as the owner would.
                 for p in s..e {
                     self.write(p, count, write);
                 }
             } else {
-                // From the back, while the parts are counted (the owner writes the rest).
+                // From the back, while the parts are counted and nobody has claimed their write
+                // (the owner writes from the front; another helper may be ahead of this one).
                 for p in (s..e).rev() {
-                    if self.status[p].load(Ordering::Acquire) & POISONED == 0 {
-                        // Not counted yet (or being counted): its owner is still counting.
+                    let v = self.status[p].load(Ordering::Acquire);
+                    if v & POISONED == 0 || v & WRITING != 0 {
                         break;
                     }
                     self.write(p, count, write);
@@ -117,14 +123,29 @@ impl Slots {
     /// another thread left it).
     fn count(&self, p: usize, count: &dyn Fn(usize) -> Option<u64>) -> u64 {
         let status = &self.status[p];
-        match status.compare_exchange(0, COUNTING, Ordering::AcqRel, Ordering::Acquire) {
-            Ok(_) => {
-                let v = count(p).map_or(POISONED, |n| COUNTED | n);
-                status.store(v, Ordering::Release);
-                v
+        let mut v = status.load(Ordering::Acquire);
+        loop {
+            if v & !WRITING != 0 {
+                return v;
             }
-            Err(v) => v,
+            match status.compare_exchange_weak(v, v | COUNTING, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => break,
+                Err(now) => v = now,
+            }
         }
+        // A panic that escapes `count` (it should return `None`) must not leave the count
+        // being made forever: whoever waits for it would wait forever.
+        struct Unfinished<'a>(&'a AtomicU64);
+        impl Drop for Unfinished<'_> {
+            fn drop(&mut self) {
+                publish(self.0, POISONED);
+            }
+        }
+        let unfinished = Unfinished(status);
+        let counted = count(p).map_or(POISONED, |n| COUNTED | n);
+        core::mem::forget(unfinished);
+        publish(status, counted)
     }
 
     /// Claims part `p`'s write if nobody has, and makes it: its count (claimed and made here
@@ -136,20 +157,22 @@ impl Slots {
         count: &dyn Fn(usize) -> Option<u64>,
         write: &dyn Fn(usize, u64, u64),
     ) {
-        let claim = &self.writing[p];
-        if claim.load(Ordering::Relaxed) || claim.swap(true, Ordering::AcqRel) {
+        let own = &self.status[p];
+        if own.load(Ordering::Relaxed) & WRITING != 0
+            || own.fetch_or(WRITING, Ordering::AcqRel) & WRITING != 0
+        {
             return;
         }
-        let own = &self.status[p];
+        // From here on only this thread changes the word (once its count is made).
         let Some(n) = self.counted(p, count) else {
-            own.store(POISONED, Ordering::Release);
+            own.store(WRITING | POISONED, Ordering::Release);
             return;
         };
         let Some(first) = self.look_back(p, count) else {
-            own.store(POISONED, Ordering::Release);
+            own.store(WRITING | POISONED, Ordering::Release);
             return;
         };
-        own.store(PREFIX | (first + n), Ordering::Release);
+        own.store(WRITING | PREFIX | (first + n), Ordering::Release);
         if n > 0 {
             write(p, first, n);
         }
@@ -160,10 +183,7 @@ impl Slots {
     fn counted(&self, j: usize, count: &dyn Fn(usize) -> Option<u64>) -> Option<u64> {
         let mut spins = 0u32;
         loop {
-            let v = match self.status[j].load(Ordering::Acquire) {
-                0 => self.count(j, count),
-                v => v,
-            };
+            let v = self.status_counting(j, count);
             match v & POISONED {
                 0 => wait(&mut spins),
                 POISONED => return None,
@@ -181,10 +201,7 @@ impl Slots {
         let mut j = i;
         let mut spins = 0u32;
         while j > 0 {
-            let v = match self.status[j - 1].load(Ordering::Acquire) {
-                0 => self.count(j - 1, count),
-                v => v,
-            };
+            let v = self.status_counting(j - 1, count);
             match v & POISONED {
                 0 => wait(&mut spins),
                 POISONED => return None,
@@ -196,6 +213,27 @@ impl Slots {
             }
         }
         Some(sum)
+    }
+
+    /// Part `j`'s status word, its count claimed and made here first if nobody has claimed it.
+    fn status_counting(&self, j: usize, count: &dyn Fn(usize) -> Option<u64>) -> u64 {
+        match self.status[j].load(Ordering::Acquire) {
+            v if v & !WRITING == 0 => self.count(j, count),
+            v => v,
+        }
+    }
+}
+
+/// Replaces the status `COUNTING` of a part with `status` (a count, or poisoned), keeping its
+/// write claim (another thread may claim it meanwhile); returns the new word.
+fn publish(word: &AtomicU64, status: u64) -> u64 {
+    let mut v = word.load(Ordering::Relaxed);
+    loop {
+        let new = (v & WRITING) | status;
+        match word.compare_exchange_weak(v, new, Ordering::AcqRel, Ordering::Relaxed) {
+            Ok(_) => return new,
+            Err(now) => v = now,
+        }
     }
 }
 
@@ -360,6 +398,31 @@ mod tests {
         written.sort_unstable();
         // Parts 0 and 1 are before the poisoned part; nothing after it is written.
         assert_eq!(written, [(0, 0), (1, 2)]);
+    }
+
+    #[test]
+    fn a_count_that_panics_out_of_the_slots_leaves_no_thread_waiting() {
+        // The count of part 2 unwinds out of `run` (counts should return None instead): the
+        // threads that need it see it poisoned, none waits for it.
+        let counts = [2u64, 3, 4, 5, 6, 7];
+        let slots = Slots::new(counts.len(), 3);
+        let count = |p: usize| {
+            assert!(p != 2, "part 2 panics");
+            Some(counts[p])
+        };
+        let write = |_: usize, _: u64, _: u64| {};
+        let panicked = std::thread::scope(|scope| {
+            let handles: Vec<_> = [2, 1, 0]
+                .into_iter()
+                .map(|k| {
+                    let (slots, count, write) = (&slots, &count, &write);
+                    scope.spawn(move || slots.run(k, count, write))
+                })
+                .collect();
+            handles.into_iter().filter_map(|h| h.join().err()).count()
+        });
+        assert_eq!(panicked, 1);
+        assert_eq!(slots.total(), None);
     }
 
     #[test]
