@@ -12,10 +12,12 @@
 //! Small inputs run serially with their bitmask on the stack. Large ones run in parts on the
 //! workers, in one trip: each part counts its nonzero elements, adds up the counts of the
 //! parts before it (a look-back over their published counts) for its first row, and writes its
-//! rows while its input is still in the cache.
+//! rows while its input is still in the cache. Up to 512 KiB of input per thread, the parts
+//! are dealt out in a slot of consecutive parts per thread ([`slots`]), which the thread counts
+//! and then writes, the same parts every execution; larger inputs claim their parts in order.
 //!
 //! The modules, by job: this one picks the types (dispatch); [`schedule`] runs the serial path
-//! or the parallel parts; [`source`] masks the input (packed, strided or tiled);
+//! or the parallel parts, [`slots`] deals them out in slots; [`source`] masks the input (packed, strided or tiled);
 //! [`cursor`] tracks the coordinates of the current line; [`rows`] writes the rows through an
 //! [`out_view::OutView`]; [`expand`] is the AVX2 expansion of dense words and [`compress`] the
 //! AVX-512 one (any density above sparse, packed output of any type and column count);
