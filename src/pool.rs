@@ -157,9 +157,9 @@ impl<'a> Workers<'a> {
     /// Runs `job(i)` once for each part `i` in `0..parts`, on this thread and on as many of
     /// the device's workers as the parts can use (see [`crate::team`]), and returns when all
     /// have finished. Each thread runs the same parts from one execution to the next where it
-    /// can, so a part must never wait for another part that may not have started (it may
-    /// wait for work that a running part does, as NonZero's slots wait for counts being made). A one-thread device runs them in order
-    /// on this thread. Fails (before running any part) only when the pool has to be started,
+    /// can, so a part must never wait for another part that may not have started (it may wait
+    /// for work that a running part does, as NonZero's slots wait for counts being made). A
+    /// one-thread device runs them in order on this thread. Fails (before running any part) only when the pool has to be started,
     /// first in this process, and its threads cannot be.
     pub fn parts(&self, parts: usize, job: &Job<'_>) -> Result<()> {
         self.run(parts, false, job)
