@@ -409,7 +409,9 @@ fn write_csv(counts: &[usize], points: &[Point]) {
 
 /// The child's side of `oversub`: NonZero FLOAT32 d=0.5 of 2^`DMLS_OVERSUB_LOG2` elements on the
 /// default device, called from the start time (`DMLS_OVERSUB_START`, ms since the epoch) for
-/// `DMLS_OVERSUB_SECONDS`; prints the calls per second.
+/// `DMLS_OVERSUB_SECONDS`; prints the calls per second, the calls' times (percentiles) and what
+/// the process used of the machine meanwhile (CPU seconds per second: its threads that ran, on
+/// average; involuntary context switches per second: how often one lost its CPU).
 fn oversub_child(log2: u32) {
     let kind = nonzero_f32(log2);
     let mut rng = SmallRng::seed_from_u64(5);
@@ -429,16 +431,51 @@ fn oversub_child(log2: u32) {
         }
         std::thread::sleep(Duration::from_micros(200));
     }
+    let before = usage();
     let t = Instant::now();
-    let mut calls = 0u64;
-    while t.elapsed().as_secs_f64() < seconds {
+    let mut times = Vec::with_capacity(1 << 16);
+    let mut last = t;
+    while last.duration_since(t).as_secs_f64() < seconds {
         p.run();
-        calls += 1;
+        let now = Instant::now();
+        times.push(now.duration_since(last).as_secs_f64());
+        last = now;
     }
+    let wall = last.duration_since(t).as_secs_f64();
+    let after = usage();
+    println!("calls_per_second {}", times.len() as f64 / wall);
+    times.sort_by(f64::total_cmp);
+    let at = |q: usize| times[(times.len() - 1) * q / 100] * 1e6;
     println!(
-        "calls_per_second {}",
-        calls as f64 / t.elapsed().as_secs_f64()
+        "call_us {:.1} {:.1} {:.1} {:.1}",
+        at(10),
+        at(50),
+        at(90),
+        at(99)
     );
+    if let (Some((cpu0, cs0)), Some((cpu1, cs1))) = (before, after) {
+        println!(
+            "usage {:.2} {:.0}",
+            (cpu1 - cpu0) / wall,
+            (cs1 - cs0) as f64 / wall
+        );
+    }
+}
+
+/// This process's CPU seconds (user and system, all threads) and involuntary context switches
+/// so far; `None` where `getrusage` is not there.
+fn usage() -> Option<(f64, i64)> {
+    #[cfg(unix)]
+    {
+        // SAFETY: an all-zero `rusage` is a valid value of this plain C struct.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `u` is a valid, writable `rusage`; RUSAGE_SELF is a valid `who`.
+        if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } == 0 {
+            let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+            return Some((secs(u.ru_utime) + secs(u.ru_stime), u.ru_nivcsw as i64));
+        }
+    }
+    None
 }
 
 fn nonzero_f32(log2: u32) -> Kind {
@@ -452,10 +489,10 @@ fn nonzero_f32(log2: u32) -> Kind {
 }
 
 /// Runs `procs` children at once on 2^`log2` elements (with `RAYON_NUM_THREADS` set to
-/// `threads`, if given); returns each one's calls per second, and the machine's runnable
+/// `threads`, if given); returns what each one reported, and the machine's runnable
 /// threads (besides this one) sampled every 10 ms while they call (none where
 /// `/proc/loadavg` cannot be read).
-fn children(procs: usize, log2: u32, threads: Option<usize>) -> (Vec<f64>, Vec<usize>) {
+fn children(procs: usize, log2: u32, threads: Option<usize>) -> (Vec<Child>, Vec<usize>) {
     let exe = std::env::current_exe().expect("the benchmark's path");
     let start = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -505,14 +542,63 @@ fn children(procs: usize, log2: u32, threads: Option<usize>) -> (Vec<f64>, Vec<u
         .into_iter()
         .map(|k| {
             let out = k.wait_with_output().expect("a child's output");
-            String::from_utf8_lossy(&out.stdout)
-                .lines()
-                .find_map(|l| l.strip_prefix("calls_per_second "))
-                .and_then(|v| v.trim().parse().ok())
-                .expect("a child's calls per second")
+            let out = String::from_utf8_lossy(&out.stdout);
+            let field = |name: &str| -> Vec<f64> {
+                out.lines()
+                    .find_map(|l| l.strip_prefix(name))
+                    .map(|v| {
+                        v.split_ascii_whitespace()
+                            .filter_map(|x| x.parse().ok())
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            };
+            Child {
+                calls: *field("calls_per_second ")
+                    .first()
+                    .expect("a child's calls per second"),
+                call_us: field("call_us "),
+                usage: field("usage "),
+            }
         })
         .collect();
     (calls, runnable)
+}
+
+/// What one `oversub` child reported.
+struct Child {
+    /// Calls per second.
+    calls: f64,
+    /// Its calls' 10th, 50th, 90th and 99th percentile times, in microseconds.
+    call_us: Vec<f64>,
+    /// Its CPU seconds per second and involuntary context switches per second (empty where
+    /// not measured).
+    usage: Vec<f64>,
+}
+
+/// "calls p50 A µs (p90 B, p99 C) each; CPU D threads, E preemptions/s" over `kids` (the
+/// median of their percentiles, the sum of their usage).
+fn children_summary(kids: &[Child]) -> String {
+    let median = |i: usize| {
+        let mut v: Vec<f64> = kids
+            .iter()
+            .filter_map(|k| k.call_us.get(i).copied())
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v.get(v.len().saturating_sub(1) / 2)
+            .copied()
+            .unwrap_or(f64::NAN)
+    };
+    let sum = |i: usize| kids.iter().filter_map(|k| k.usage.get(i)).sum::<f64>();
+    format!(
+        "calls p50 {:.0} µs (p10 {:.0}, p90 {:.0}, p99 {:.0}); {:.1} CPUs busy, {:.0} preemptions/s",
+        median(1),
+        median(0),
+        median(2),
+        median(3),
+        sum(0),
+        sum(1)
+    )
 }
 
 /// "median M (10th percentile A, 90th B)" of the runnable threads sampled, or "not read".
@@ -543,26 +629,32 @@ fn oversub() {
     for log2 in [20, 22, 24] {
         let (one, one_runnable) = children(1, log2, None);
         let (many, many_runnable) = children(procs, log2, None);
-        let (by_hand, _) = children(procs, log2, Some(share));
-        let one = one[0];
-        let sum: f64 = many.iter().sum();
-        let hand_sum: f64 = by_hand.iter().sum();
+        let (by_hand, hand_runnable) = children(procs, log2, Some(share));
+        let rates = |v: &[Child]| v.iter().map(|c| c.calls).collect::<Vec<_>>();
+        let alone = one[0].calls;
+        let sum: f64 = many.iter().map(|c| c.calls).sum();
+        let hand_sum: f64 = by_hand.iter().map(|c| c.calls).sum();
         println!(
-            "2^{log2}: alone {one:.0}/s; {procs} at once {:?} = {sum:.0}/s; aggregate / alone {:.2}",
-            calls(&many),
-            sum / one
+            "2^{log2}: alone {alone:.0}/s; {procs} at once {:?} = {sum:.0}/s; aggregate / alone {:.2}",
+            calls(&rates(&many)),
+            sum / alone
         );
         println!(
             "  by hand: {:?} = {hand_sum:.0}/s, {:.2} of alone; automatic / by hand {:.2}",
-            calls(&by_hand),
-            hand_sum / one,
+            calls(&rates(&by_hand)),
+            hand_sum / alone,
             sum / hand_sum
         );
         println!(
-            "  runnable threads of the machine while they called: alone {}; {procs} at once {}",
+            "  runnable threads of the machine while they called: alone {}; {procs} at once {}; \
+             by hand {}",
             runnable_summary(one_runnable),
-            runnable_summary(many_runnable)
+            runnable_summary(many_runnable),
+            runnable_summary(hand_runnable)
         );
+        println!("  alone: {}", children_summary(&one));
+        println!("  {procs} at once: {}", children_summary(&many));
+        println!("  by hand: {}", children_summary(&by_hand));
     }
 }
 
