@@ -6,7 +6,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 
 use super::rows::{Emit, Writer};
-use super::slots::{wait, Slots, COUNTED, POISONED, PREFIX, VALUE};
+use super::slots::{self, Slots, COUNTED, POISONED, PREFIX, VALUE};
 use super::source::Source;
 use crate::error::{Error, Result};
 use crate::op::cost::{self, Bounds, Path, Rates};
@@ -313,29 +313,14 @@ fn keep_first(slot: &Mutex<Option<Box<dyn Any + Send>>>, p: Box<dyn Any + Send>)
     first.get_or_insert(p);
 }
 
-/// The rows of the parts before part `i` (counted or being counted): the counts back from its
-/// predecessor to the first part whose prefix is known (part 0's always is). `None` when one
-/// of them is poisoned. A part waits only for a count that is not published yet, whose part
-/// was claimed before this one and is running (never for a part not yet claimed, which could
-/// be waiting for this thread): with `pause`, and after a while giving up the core, which
-/// that part's thread may need.
+/// The rows of the parts before part `i` of [`parallel`] (counted or being counted:
+/// [`slots::look_back`] over their status words, where 0 is a count being made). A part waits
+/// only for a count that is not published yet, whose part was claimed before this one and is
+/// running (never for a part not yet claimed, which could be waiting for this thread): with
+/// `pause`, and after a while giving up the core, which that part's thread may need. `None`
+/// when one of them is poisoned.
 fn look_back(status: &[AtomicU64], i: usize) -> Option<u64> {
-    let mut sum = 0u64;
-    let mut j = i;
-    let mut spins = 0u32;
-    while j > 0 {
-        let v = status[j - 1].load(Ordering::Acquire);
-        match v & POISONED {
-            0 => wait(&mut spins),
-            POISONED => return None,
-            PREFIX => return Some(sum + (v & VALUE)),
-            _ => {
-                sum += v & VALUE;
-                j -= 1;
-            }
-        }
-    }
-    Some(sum)
+    slots::look_back(i, |j| status[j].load(Ordering::Acquire))
 }
 
 /// Words of scratch for masking a part's elements `start .. end` a step at a time: `W` words

@@ -35,7 +35,7 @@ pub(super) const VALUE: u64 = WRITING - 1;
 const COUNTING: u64 = 1;
 /// Looks at a count being made before a thread gives up the core between looks (the thread
 /// making it may need this core).
-pub(super) const LOOK_BACK_SPINS: u32 = 4096;
+const LOOK_BACK_SPINS: u32 = 4096;
 
 /// The shared state of one execution's parts in slots.
 pub(super) struct Slots {
@@ -197,22 +197,7 @@ impl Slots {
     /// first part whose prefix is known (none before part 0), counting here any that nobody
     /// has claimed; `None` when one of them is poisoned.
     fn look_back(&self, i: usize, count: &dyn Fn(usize) -> Option<u64>) -> Option<u64> {
-        let mut sum = 0u64;
-        let mut j = i;
-        let mut spins = 0u32;
-        while j > 0 {
-            let v = self.status_counting(j - 1, count);
-            match v & POISONED {
-                0 => wait(&mut spins),
-                POISONED => return None,
-                PREFIX => return Some(sum + (v & VALUE)),
-                _ => {
-                    sum += v & VALUE;
-                    j -= 1;
-                }
-            }
-        }
-        Some(sum)
+        look_back(i, |j| self.status_counting(j, count))
     }
 
     /// Part `j`'s status word, its count claimed and made here first if nobody has claimed it.
@@ -237,9 +222,32 @@ fn publish(word: &AtomicU64, status: u64) -> u64 {
     }
 }
 
+/// The rows of the parts before part `i`, from their status words as `status(j)` reads them
+/// (and, in slots, first claims and makes a count nobody has claimed): the counts back from its
+/// predecessor to the first part whose prefix is known (none before part 0), waiting
+/// ([`wait`]) at a count being made; `None` when one of them is poisoned.
+pub(super) fn look_back(i: usize, mut status: impl FnMut(usize) -> u64) -> Option<u64> {
+    let mut sum = 0u64;
+    let mut j = i;
+    let mut spins = 0u32;
+    while j > 0 {
+        let v = status(j - 1);
+        match v & POISONED {
+            0 => wait(&mut spins),
+            POISONED => return None,
+            PREFIX => return Some(sum + (v & VALUE)),
+            _ => {
+                sum += v & VALUE;
+                j -= 1;
+            }
+        }
+    }
+    Some(sum)
+}
+
 /// One look of a thread waiting for a count being made: `pause`, and after
 /// [`LOOK_BACK_SPINS`] looks, the core given up (the thread that counts may need it).
-pub(super) fn wait(spins: &mut u32) {
+fn wait(spins: &mut u32) {
     *spins += 1;
     if *spins > LOOK_BACK_SPINS {
         std::thread::yield_now();
