@@ -37,6 +37,13 @@ const COUNTING: u64 = 1;
 /// making it may need this core).
 const LOOK_BACK_SPINS: u32 = 4096;
 
+/// Counts part `p`: its nonzero elements (`None`: it panicked, and the caller kept the panic),
+/// its bitmask words written into the slice when one is given (the part's words).
+pub(super) type Count<'a> = dyn Fn(usize, Option<&mut [u64]>) -> Option<u64> + Sync + 'a;
+/// Writes part `p`'s `n` rows from row `first`, from the bitmask words its count wrote when they
+/// are given.
+pub(super) type Write<'a> = dyn Fn(usize, u64, u64, Option<&[u64]>) + Sync + 'a;
+
 /// The shared state of one execution's parts in slots.
 pub(super) struct Slots {
     /// Each part's status word.
@@ -59,40 +66,68 @@ impl Slots {
     }
 
     /// The parts of slot `k`.
-    fn range(&self, k: usize) -> (usize, usize) {
+    pub fn range(&self, k: usize) -> (usize, usize) {
         let parts = self.status.len();
         (k * parts / self.slots, (k + 1) * parts / self.slots)
     }
 
     /// Runs slot `k`: counts its parts that nobody has claimed, writes those whose write nobody
-    /// has claimed, then helps with the other slots. `count(p)` returns part `p`'s nonzero
-    /// elements (`None`: it panicked, and the caller kept the panic); `write(p, first, n)`
-    /// writes part `p`'s `n` rows from row `first`.
+    /// has claimed, then helps with the other slots. `count(p, words)` counts part `p`;
+    /// `write(p, first, n, words)` writes its `n` rows from row `first`. `kept`: words for the
+    /// bitmasks of this slot's parts (`part_words(p)` is the range of part `p`'s words, from
+    /// the first part's of the slot on), if the thread has them: the parts this call counts
+    /// itself are counted into them and written from them, so that their input is read once.
     ///
     /// The promise, which the callers' `unsafe` writes rely on: over all the threads that run
     /// slots of one `Slots`, in any order and however often, `count` runs at most once per
     /// part, and `write` at most once per part, with `first` the sum of the counts of every
-    /// part before it and `n` its own. Once every slot has been run (each at least once, to
-    /// its end), every part with rows has been written, or a `count` returned `None`.
+    /// part before it, `n` its own and `words` (if any) the words its count wrote. Once every
+    /// slot has been run (each at least once, to its end), every part with rows has been
+    /// written, or a `count` returned `None`.
     pub fn run(
         &self,
         k: usize,
-        count: &dyn Fn(usize) -> Option<u64>,
-        write: &dyn Fn(usize, u64, u64),
+        mut kept: Option<&mut [u64]>,
+        part_words: &dyn Fn(usize) -> (usize, usize),
+        count: &Count<'_>,
+        write: &Write<'_>,
     ) {
         let (s, e) = self.range(k);
+        let base = if s < e { part_words(s).0 } else { 0 };
+        let own = |p: usize| {
+            let (a, b) = part_words(p);
+            (a - base, b - base)
+        };
+        // The parts (of the first 64) this thread counted into `kept`.
+        let mut mine = 0u64;
         for p in s..e {
-            self.count(p, count);
+            let words = match kept.as_deref_mut() {
+                Some(w) if p - s < 64 => {
+                    let (a, b) = own(p);
+                    w.get_mut(a..b)
+                }
+                _ => None,
+            };
+            if self.count(p, count, words).is_ok() && p - s < 64 {
+                mine |= 1 << (p - s);
+            }
         }
         for p in s..e {
-            self.write(p, count, write);
+            let words = match kept.as_deref() {
+                Some(w) if p - s < 64 && mine >> (p - s) & 1 == 1 => {
+                    let (a, b) = own(p);
+                    w.get(a..b)
+                }
+                _ => None,
+            };
+            self.write(p, count, write, words);
         }
         for j in (k + 1..self.slots).chain(0..k) {
             let (s, e) = self.range(j);
             if self.status[s].load(Ordering::Acquire) & !WRITING == 0 {
                 // Its owner has not started: in order, as the owner would.
                 for p in s..e {
-                    self.write(p, count, write);
+                    self.write(p, count, write, None);
                 }
             } else {
                 // From the back, while the parts are counted and nobody has claimed their write
@@ -102,7 +137,7 @@ impl Slots {
                     if v & POISONED == 0 || v & WRITING != 0 {
                         break;
                     }
-                    self.write(p, count, write);
+                    self.write(p, count, write, None);
                 }
             }
         }
@@ -119,14 +154,14 @@ impl Slots {
         }
     }
 
-    /// Claims part `p`'s count if nobody has and makes it; returns its status word then (or as
-    /// another thread left it).
-    fn count(&self, p: usize, count: &dyn Fn(usize) -> Option<u64>) -> u64 {
+    /// Claims part `p`'s count if nobody has and makes it (its words into `words`, when given):
+    /// its status word then, `Ok` when counted here, `Err` as another thread left it.
+    fn count(&self, p: usize, count: &Count<'_>, words: Option<&mut [u64]>) -> Result<u64, u64> {
         let status = &self.status[p];
         let mut v = status.load(Ordering::Acquire);
         loop {
             if v & !WRITING != 0 {
-                return v;
+                return Err(v);
             }
             match status.compare_exchange_weak(v, v | COUNTING, Ordering::AcqRel, Ordering::Acquire)
             {
@@ -143,20 +178,15 @@ impl Slots {
             }
         }
         let unfinished = Unfinished(status);
-        let counted = count(p).map_or(POISONED, |n| COUNTED | n);
+        let counted = count(p, words).map_or(POISONED, |n| COUNTED | n);
         core::mem::forget(unfinished);
-        publish(status, counted)
+        Ok(publish(status, counted))
     }
 
     /// Claims part `p`'s write if nobody has, and makes it: its count (claimed and made here
     /// if nobody has), the counts before it ([`Slots::look_back`]), its prefix published, its
     /// rows written.
-    fn write(
-        &self,
-        p: usize,
-        count: &dyn Fn(usize) -> Option<u64>,
-        write: &dyn Fn(usize, u64, u64),
-    ) {
+    fn write(&self, p: usize, count: &Count<'_>, write: &Write<'_>, words: Option<&[u64]>) {
         let own = &self.status[p];
         if own.load(Ordering::Relaxed) & WRITING != 0
             || own.fetch_or(WRITING, Ordering::AcqRel) & WRITING != 0
@@ -174,13 +204,13 @@ impl Slots {
         };
         own.store(WRITING | PREFIX | (first + n), Ordering::Release);
         if n > 0 {
-            write(p, first, n);
+            write(p, first, n, words);
         }
     }
 
     /// Part `j`'s count, for the thread that claimed its write: claimed and made here if nobody
     /// has, waited for if being made; `None` when it is poisoned.
-    fn counted(&self, j: usize, count: &dyn Fn(usize) -> Option<u64>) -> Option<u64> {
+    fn counted(&self, j: usize, count: &Count<'_>) -> Option<u64> {
         let mut spins = 0u32;
         loop {
             let v = self.status_counting(j, count);
@@ -196,14 +226,14 @@ impl Slots {
     /// The rows of the parts before part `i`: the counts back from its predecessor to the
     /// first part whose prefix is known (none before part 0), counting here any that nobody
     /// has claimed; `None` when one of them is poisoned.
-    fn look_back(&self, i: usize, count: &dyn Fn(usize) -> Option<u64>) -> Option<u64> {
+    fn look_back(&self, i: usize, count: &Count<'_>) -> Option<u64> {
         look_back(i, |j| self.status_counting(j, count))
     }
 
     /// Part `j`'s status word, its count claimed and made here first if nobody has claimed it.
-    fn status_counting(&self, j: usize, count: &dyn Fn(usize) -> Option<u64>) -> u64 {
+    fn status_counting(&self, j: usize, count: &Count<'_>) -> u64 {
         match self.status[j].load(Ordering::Acquire) {
-            v if v & !WRITING == 0 => self.count(j, count),
+            v if v & !WRITING == 0 => self.count(j, count, None).unwrap_or_else(|v| v),
             v => v,
         }
     }
@@ -308,10 +338,19 @@ mod tests {
         }
     }
 
+    /// One word per part.
+    fn one_word(p: usize) -> (usize, usize) {
+        (p, p + 1)
+    }
+
     fn run(slots: &Slots, k: usize, record: &Record) {
-        slots.run(k, &|p| record.count(p), &|p, first, n| {
-            record.write(p, first, n)
-        });
+        slots.run(
+            k,
+            None,
+            &one_word,
+            &|p, _| record.count(p),
+            &|p, first, n, _| record.write(p, first, n),
+        );
     }
 
     #[test]
@@ -393,12 +432,14 @@ mod tests {
         let counts = [2u64, 3, 4, 5, 6, 7];
         let slots = Slots::new(counts.len(), 3);
         let written = Mutex::new(Vec::new());
-        let count = |p: usize| (p != 2).then_some(counts[p]);
-        let write = |p: usize, first: u64, _n: u64| written.lock().unwrap().push((p, first));
+        let count = |p: usize, _: Option<&mut [u64]>| (p != 2).then_some(counts[p]);
+        let write = |p: usize, first: u64, _n: u64, _: Option<&[u64]>| {
+            written.lock().unwrap().push((p, first))
+        };
         std::thread::scope(|scope| {
             for k in [2, 1, 0] {
                 let (slots, count, write) = (&slots, &count, &write);
-                scope.spawn(move || slots.run(k, count, write));
+                scope.spawn(move || slots.run(k, None, &one_word, count, write));
             }
         });
         assert_eq!(slots.total(), None);
@@ -414,23 +455,68 @@ mod tests {
         // threads that need it see it poisoned, none waits for it.
         let counts = [2u64, 3, 4, 5, 6, 7];
         let slots = Slots::new(counts.len(), 3);
-        let count = |p: usize| {
+        let count = |p: usize, _: Option<&mut [u64]>| {
             assert!(p != 2, "part 2 panics");
             Some(counts[p])
         };
-        let write = |_: usize, _: u64, _: u64| {};
+        let write = |_: usize, _: u64, _: u64, _: Option<&[u64]>| {};
         let panicked = std::thread::scope(|scope| {
             let handles: Vec<_> = [2, 1, 0]
                 .into_iter()
                 .map(|k| {
                     let (slots, count, write) = (&slots, &count, &write);
-                    scope.spawn(move || slots.run(k, count, write))
+                    scope.spawn(move || slots.run(k, None, &one_word, count, write))
                 })
                 .collect();
             handles.into_iter().filter_map(|h| h.join().err()).count()
         });
         assert_eq!(panicked, 1);
         assert_eq!(slots.total(), None);
+    }
+
+    #[test]
+    fn a_part_counted_into_the_slots_words_is_written_from_them() {
+        // Two words per part, the slot's own words from its first part's on. A thread's own
+        // parts that it counts itself are written from the words it counted them into; parts
+        // counted by another thread (here, slot 2's look-back counts slots 0 and 1 first) are
+        // written without words.
+        let counts = [1u64, 2, 3, 4, 5, 6];
+        let two_words = |p: usize| (2 * p, 2 * p + 2);
+        let slots = Slots::new(counts.len(), 3);
+        let with_words = Mutex::new(Vec::new());
+        let count = |p: usize, words: Option<&mut [u64]>| {
+            if let Some(w) = words {
+                w.fill(100 + p as u64);
+            }
+            Some(counts[p])
+        };
+        let write = |p: usize, _: u64, _: u64, words: Option<&[u64]>| {
+            if let Some(w) = words {
+                assert_eq!(w, [100 + p as u64; 2], "part {p}'s words");
+                with_words.lock().unwrap().push(p);
+            }
+        };
+        let mut kept = [0u64; 4];
+        slots.run(2, Some(&mut kept), &two_words, &count, &write);
+        slots.run(0, Some(&mut kept), &two_words, &count, &write);
+        slots.run(1, Some(&mut kept), &two_words, &count, &write);
+        assert_eq!(with_words.into_inner().unwrap(), [4, 5]);
+        assert_eq!(slots.total(), Some(21));
+        // Alone, in order: slot 0's parts are counted into its words and written from them;
+        // then slot 0's thread writes the slots whose owners have not started, in order,
+        // counting each part just before its write (no words: they are not its slot's).
+        let slots = Slots::new(counts.len(), 3);
+        let with_words = Mutex::new(Vec::new());
+        let write = |p: usize, _: u64, _: u64, words: Option<&[u64]>| {
+            if let Some(w) = words {
+                assert_eq!(w, [100 + p as u64; 2], "part {p}'s words");
+                with_words.lock().unwrap().push(p);
+            }
+        };
+        for k in 0..3 {
+            slots.run(k, Some(&mut kept), &two_words, &count, &write);
+        }
+        assert_eq!(with_words.into_inner().unwrap(), [0, 1]);
     }
 
     #[test]
