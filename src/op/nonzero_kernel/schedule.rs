@@ -192,12 +192,11 @@ fn parallel<U: Word>(
     // A panic of a part is kept here (the part then marks itself poisoned, so that no part
     // waits for it) and resumed once every part has returned.
     let panic: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
-    let keep = usize::from(keeps_words(src, rows));
     // In order: a part waits for the counts of the parts before it.
     workers.parts_in_order(split.parts, &|i| {
         let (s, e) = split.range(i);
         let own = &status[i];
-        with_kept(keep * part_words(split, i, i + 1), |mut kept| {
+        with_kept(part_words(split, i, i + 1), |mut kept| {
             let Some(n) = count_part(src, s, e, kept.as_deref_mut(), &panic) else {
                 own.store(POISONED, Ordering::Release);
                 return;
@@ -253,11 +252,10 @@ fn parallel_slots<U: Word>(
         let (s, e) = split.range(p);
         ((s / 64) as usize, e.div_ceil(64) as usize)
     };
-    let keep = usize::from(keeps_words(src, rows));
     // One slot per thread: each thread's own slot is the same from one execution to the next.
     workers.parts(slots.slots(), &|k| {
         let (first, end) = slots.range(k);
-        with_kept(keep * part_words(split, first, end), |kept| {
+        with_kept(part_words(split, first, end), |kept| {
             slots.run(k, kept, &words, count, write)
         })
     })?;
@@ -266,13 +264,6 @@ fn parallel_slots<U: Word>(
     }
     // No part panicked, so none is poisoned.
     Ok(slots.total().unwrap_or(0))
-}
-
-/// True when a part's count should keep its bitmask for its write: where the writer has no one
-/// pass for the input (a one pass reads the input again, from the cache, and needs no
-/// bitmask; keeping one cost parts of 4,096 elements up to a tenth more on a Zen 5).
-fn keeps_words<U: Word>(src: &Source<'_, U>, rows: &(dyn Emit + Sync)) -> bool {
-    src.packed().is_none() || !rows.has_one_pass()
 }
 
 /// The bitmask words of parts `first .. end` of `split` (0 for none).

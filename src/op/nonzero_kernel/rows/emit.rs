@@ -40,21 +40,6 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_,
         None
     }
 
-    fn has_one_pass(&self) -> bool {
-        // The conditions of `one_pass_avx512` that do not depend on the part.
-        #[cfg(target_arch = "x86_64")]
-        if self.isa.has_avx512() && !O::WIDE && self.geo.width >= COMPRESS_MIN_WIDTH {
-            if N == 1 {
-                let stride = if PACKED { 1 } else { self.rs };
-                return stride == 1 || (stride == 2 && S::DISJOINT);
-            }
-            if N == 2 && self.geo.line - self.geo.first == 1 {
-                return PACKED || (S::DISJOINT && self.rs == 2 && self.cs >= 2);
-            }
-        }
-        false
-    }
-
     unsafe fn emit(&self, words: &[u64], start: u64, first_row: u64, count: u64) {
         debug_assert_eq!(
             count,

@@ -38,12 +38,6 @@ pub(super) trait Emit {
         let _ = (input, start, first_row);
         None
     }
-
-    /// True when [`Emit::one_pass`] writes the parts of a packed input (of a size the output
-    /// has room for), so that a part's bitmask is not needed to write it.
-    fn has_one_pass(&self) -> bool {
-        false
-    }
 }
 
 /// A row writer as the scheduler gets it: one that only this thread may use, or one that the
