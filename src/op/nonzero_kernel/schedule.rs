@@ -177,11 +177,12 @@ impl Split {
 }
 
 /// The parallel path for large inputs, in one trip through the workers with the parts claimed
-/// in order: each part counts its nonzero elements and publishes the count, adds up the counts
-/// of the parts before it (looking back from its predecessor until a part whose prefix is
-/// known: parts are claimed in order, so those before it are counted or being counted),
-/// publishes its own prefix and writes its rows from there while the input is still in its
-/// cache. No part waits for another's rows, only for the counts before its own.
+/// in order: each part counts its nonzero elements into its bitmask (kept on its thread:
+/// [`with_kept`]) and publishes the count, adds up the counts of the parts before it (looking
+/// back from its predecessor until a part whose prefix is known: parts are claimed in order,
+/// so those before it are counted or being counted), publishes its own prefix and writes its
+/// rows from there: in one pass over its input, still in the cache, where the writer has one,
+/// else from its bitmask. No part waits for another's rows, only for the counts before its own.
 fn parallel<U: Word>(
     src: &Source<'_, U>,
     rows: &(dyn Emit + Sync),
@@ -223,8 +224,9 @@ fn parallel<U: Word>(
 
 /// The parallel path for inputs of at most [`SLOTS_MAX`] bytes per thread, in one trip through
 /// the workers with the parts in a slot of consecutive parts per thread ([`Slots`]): each
-/// thread counts its slot's parts, then writes them, reading their input again from its own
-/// cache, and finds the same parts there at the next execution (parts claimed in order go to
+/// thread counts its slot's parts (into their bitmasks, kept on its thread), then writes them,
+/// reading their input again from its own cache (or their bitmasks, where the writer has no one
+/// pass), and finds the same parts there at the next execution (parts claimed in order go to
 /// whichever thread comes first, and meet their data in another core's cache). Larger inputs
 /// take [`parallel`]: a thread's parts would no longer be in its cache when it writes them.
 fn parallel_slots<U: Word>(
@@ -277,7 +279,8 @@ fn part_words(split: &Split, first: usize, end: usize) -> usize {
 }
 
 /// The most bitmask words a thread keeps for the parts it counts and then writes
-/// ([`with_kept`]): 64 KiB, the words of a slot of 512 KiB of UINT8 ([`SLOTS_MAX`]).
+/// ([`with_kept`]): 64 KiB, the words of a slot of 512 KiB of UINT8 ([`SLOTS_MAX`]). A thread
+/// keeps as many as its largest part (or slot) so far needed, for as long as it lives.
 const KEPT_WORDS: usize = 1 << 13;
 
 thread_local! {
@@ -296,9 +299,9 @@ fn with_kept<R>(words: usize, f: impl FnOnce(Option<&mut [u64]>) -> R) -> R {
         KEPT.try_with(|cell| {
             let mut kept = cell.try_borrow_mut().ok()?;
             if kept.len() < words {
-                let more = KEPT_WORDS - kept.len();
+                let more = words - kept.len();
                 kept.try_reserve_exact(more).ok()?;
-                kept.resize(KEPT_WORDS, 0);
+                kept.resize(words, 0);
             }
             let f = f.take()?;
             Some(f(Some(&mut kept[..words])))
@@ -517,6 +520,25 @@ mod tests {
             });
             assert_eq!(look_back(&s, 3), Some(10));
         });
+    }
+
+    #[test]
+    fn a_thread_lends_its_kept_words_once_at_a_time_and_up_to_its_limit() {
+        assert_eq!(with_kept(0, |w| w.map(|w| w.len())), None);
+        assert_eq!(with_kept(KEPT_WORDS + 1, |w| w.map(|w| w.len())), None);
+        let inner = with_kept(100, |w| {
+            let w = w.expect("words to lend");
+            assert_eq!(w.len(), 100);
+            w.fill(7);
+            // Lent already: a part run inside this one (none is) would mask again instead.
+            with_kept(10, |inner| inner.is_none())
+        });
+        assert!(inner);
+        // The same words again, as the last part left them (the count overwrites them).
+        assert_eq!(
+            with_kept(KEPT_WORDS, |w| w.map(|w| (w.len(), w[99]))),
+            Some((KEPT_WORDS, 7))
+        );
     }
 
     #[test]
