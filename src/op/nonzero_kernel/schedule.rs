@@ -189,6 +189,8 @@ fn parallel<U: Word>(
     split: &Split,
     workers: Workers<'_>,
 ) -> Result<u64> {
+    // Parts start on a bitmask word: each part's kept words are its own.
+    assert_eq!(split.part % 64, 0, "{OP}: parts of whole bitmask words");
     let status: Vec<AtomicU64> = (0..split.parts).map(|_| AtomicU64::new(0)).collect();
     // A panic of a part is kept here (the part then marks itself poisoned, so that no part
     // waits for it) and resumed once every part has returned.
@@ -235,6 +237,8 @@ fn parallel_slots<U: Word>(
     split: &Split,
     workers: Workers<'_>,
 ) -> Result<u64> {
+    // Parts start on a bitmask word: each part's words in a slot's are its own.
+    assert_eq!(split.part % 64, 0, "{OP}: parts of whole bitmask words");
     let slots = Slots::new(split.parts, workers.threads);
     // A panic of a part is kept here (the part is then poisoned, so that no part waits for
     // it) and resumed once every slot has returned.
@@ -279,9 +283,11 @@ fn part_words(split: &Split, first: usize, end: usize) -> usize {
 }
 
 /// The most bitmask words a thread keeps for the parts it counts and then writes
-/// ([`with_kept`]): 64 KiB, the words of a slot of 512 KiB of UINT8 ([`SLOTS_MAX`]). A thread
-/// keeps as many as its largest part (or slot) so far needed, for as long as it lives.
-const KEPT_WORDS: usize = 1 << 13;
+/// ([`with_kept`]): 128 KiB, the words of a slot of 512 KiB of UINT8 ([`SLOTS_MAX`]) twice over
+/// (a slot may hold one part more than the others). A thread keeps as many as its largest part
+/// (or slot) so far needed, for as long as it lives; growing them costs a zeroed allocation,
+/// once per size.
+const KEPT_WORDS: usize = 1 << 14;
 
 thread_local! {
     /// This thread's words for the bitmasks of the parts it counts and then writes.
@@ -369,8 +375,9 @@ unsafe fn write_part<U: Word>(
         });
         match (done, words) {
             (Some(written), _) => debug_assert_eq!(written, n),
-            // SAFETY: as above; `words` are the part's bitmask, with `n` set bits.
-            (None, Some(words)) => unsafe { rows.emit(words, start, first, n) },
+            // SAFETY: the caller's promise (`words` are the part's bitmask, with `n` set
+            // bits); the writer is shared only over a layout proven disjoint.
+            (None, Some(words)) => unsafe { emit_words(rows, words, start, first) },
             (None, None) => with_words::<_, SERIAL_WORDS, _>(src, start, end, |words| {
                 // SAFETY: as above.
                 unsafe { serial_range(src, rows, start, end, first, words) };
@@ -379,6 +386,25 @@ unsafe fn write_part<U: Word>(
     }));
     if let Err(p) = wrote {
         keep_first(panic, p);
+    }
+}
+
+/// Writes the rows of the set bits of `words` (the bitmask of elements from `start`, a multiple
+/// of 64) from row `first_row`, [`SERIAL_WORDS`] words at a time, as the serial path does: each
+/// chunk's walk is chosen for that chunk's density.
+///
+/// # Safety
+/// `first_row` is the number of nonzero elements before `start`; no other thread writes the
+/// rows of these set bits while this call runs.
+unsafe fn emit_words(rows: &dyn Emit, words: &[u64], start: u64, first_row: u64) {
+    let mut row = first_row;
+    for (i, chunk) in words.chunks(SERIAL_WORDS).enumerate() {
+        let count: u64 = chunk.iter().map(|w| u64::from(w.count_ones())).sum();
+        if count > 0 {
+            // SAFETY: `count` is the chunk's set bits; these rows are the caller's to write.
+            unsafe { rows.emit(chunk, start + (64 * SERIAL_WORDS * i) as u64, row, count) };
+            row += count;
+        }
     }
 }
 

@@ -81,7 +81,8 @@ impl Slots {
     /// The promise, which the callers' `unsafe` writes rely on: over all the threads that run
     /// slots of one `Slots`, in any order and however often, `count` runs at most once per
     /// part, and `write` at most once per part, with `first` the sum of the counts of every
-    /// part before it, `n` its own and `words` (if any) the words its count wrote. Once every
+    /// part before it, `n` its own and `words` (if any) the words its count wrote, provided
+    /// that `part_words` gives every part words of its own (ranges that do not overlap). Once every
     /// slot has been run (each at least once, to its end), every part with rows has been
     /// written, or a `count` returned `None`.
     pub fn run(
