@@ -376,8 +376,10 @@ unsafe fn write_part<U: Word>(
         match (done, words) {
             (Some(written), _) => debug_assert_eq!(written, n),
             // SAFETY: the caller's promise (`words` are the part's bitmask, with `n` set
-            // bits); the writer is shared only over a layout proven disjoint.
-            (None, Some(words)) => unsafe { emit_words(rows, words, start, first) },
+            // bits); the writer is shared only over a layout proven disjoint. (The whole
+            // part's words at once: in chunks of `SERIAL_WORDS`, each walked for its own
+            // density as the serial path does, the parts took up to a fifth longer.)
+            (None, Some(words)) => unsafe { rows.emit(words, start, first, n) },
             (None, None) => with_words::<_, SERIAL_WORDS, _>(src, start, end, |words| {
                 // SAFETY: as above.
                 unsafe { serial_range(src, rows, start, end, first, words) };
@@ -386,25 +388,6 @@ unsafe fn write_part<U: Word>(
     }));
     if let Err(p) = wrote {
         keep_first(panic, p);
-    }
-}
-
-/// Writes the rows of the set bits of `words` (the bitmask of elements from `start`, a multiple
-/// of 64) from row `first_row`, [`SERIAL_WORDS`] words at a time, as the serial path does: each
-/// chunk's walk is chosen for that chunk's density.
-///
-/// # Safety
-/// `first_row` is the number of nonzero elements before `start`; no other thread writes the
-/// rows of these set bits while this call runs.
-unsafe fn emit_words(rows: &dyn Emit, words: &[u64], start: u64, first_row: u64) {
-    let mut row = first_row;
-    for (i, chunk) in words.chunks(SERIAL_WORDS).enumerate() {
-        let count: u64 = chunk.iter().map(|w| u64::from(w.count_ones())).sum();
-        if count > 0 {
-            // SAFETY: `count` is the chunk's set bits; these rows are the caller's to write.
-            unsafe { rows.emit(chunk, start + (64 * SERIAL_WORDS * i) as u64, row, count) };
-            row += count;
-        }
     }
 }
 
