@@ -136,6 +136,8 @@ pub(super) fn drive<U: Word>(
     };
 
     let workers = workers.at_most(helpers);
+    // Parts start on a bitmask word, so the words a part's count keeps are its own.
+    assert_eq!(split.part % 64, 0, "{OP}: parts of whole bitmask words");
     let t = std::time::Instant::now();
     let total = if m * U::SIZE as u64 <= SLOTS_MAX * workers.threads as u64 {
         parallel_slots(src, rows, &split, workers)?
@@ -189,8 +191,6 @@ fn parallel<U: Word>(
     split: &Split,
     workers: Workers<'_>,
 ) -> Result<u64> {
-    // Parts start on a bitmask word: each part's kept words are its own.
-    assert_eq!(split.part % 64, 0, "{OP}: parts of whole bitmask words");
     let status: Vec<AtomicU64> = (0..split.parts).map(|_| AtomicU64::new(0)).collect();
     // A panic of a part is kept here (the part then marks itself poisoned, so that no part
     // waits for it) and resumed once every part has returned.
@@ -237,8 +237,6 @@ fn parallel_slots<U: Word>(
     split: &Split,
     workers: Workers<'_>,
 ) -> Result<u64> {
-    // Parts start on a bitmask word: each part's words in a slot's are its own.
-    assert_eq!(split.part % 64, 0, "{OP}: parts of whole bitmask words");
     let slots = Slots::new(split.parts, workers.threads);
     // A panic of a part is kept here (the part is then poisoned, so that no part waits for
     // it) and resumed once every slot has returned.
