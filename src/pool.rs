@@ -159,8 +159,8 @@ impl<'a> Workers<'a> {
     /// have finished. Each thread runs the same parts from one execution to the next where it
     /// can, so a part must never wait for another part that may not have started (it may wait
     /// for work that a running part does, as NonZero's slots wait for counts being made). A
-    /// one-thread device runs them in order on this thread. Fails (before running any part) only when the pool has to be started,
-    /// first in this process, and its threads cannot be.
+    /// one-thread device runs them in order on this thread. Fails (before running any part)
+    /// only when the pool has to be started, first in this process, and its threads cannot be.
     pub fn parts(&self, parts: usize, job: &Job<'_>) -> Result<()> {
         self.run(parts, false, job)
     }

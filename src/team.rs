@@ -9,10 +9,10 @@
 //! parts, one compare-and-swap each, until none is left; the caller then waits for the parts
 //! still running elsewhere. The parts are dealt out in slots of consecutive parts, one per
 //! thread the job can use (a worker takes a seat when it arrives and keeps it while it stays;
-//! seats beyond the job's slots share them):
-//! each thread claims its own slot's parts first, so it runs the same parts every execution
-//! and finds their data in its own cache, and then helps with the others' slots. (Parts that
-//! wait for the parts before them, as NonZero's do, are claimed in order instead.)
+//! seats beyond the job's slots share them): each thread claims its own slot's parts first,
+//! so it runs the same parts every execution and finds their data in its own cache, and then
+//! helps with the others' slots. (Parts that wait for the parts before them, as NonZero's
+//! large inputs do, are claimed in order instead.)
 //!
 //! Workers join the team through rayon, as many as the job can use (no more than its parts)
 //! that are not already on it: the caller calls two, and each worker that joins calls up to
@@ -24,13 +24,13 @@
 //! executes once and then idles uses no CPU once the window (and rayon's own short idle spin)
 //! is over.
 //!
-//! The window shrinks under contention, when more threads want to run than there are cores:
-//! a worker that finds it was descheduled while it waited (the clock jumped between two of its
-//! checks), or that runs on a pool with more threads than the process may use cores, leaves at
-//! once and marks the team contended for [`CONTENDED_NS`] (5 ms), during which workers leave as soon
-//! as no part is left to claim, and the waits yield the core. A part claimed by a worker that
-//! is then descheduled delays the whole execution, so parts are small (several per worker)
-//! and claimed one at a time: the threads that run take the rest.
+//! The window shrinks under contention, when more threads want to run than there are cores: a
+//! worker that finds it was descheduled while it waited (the clock jumped between two of its
+//! checks), or that runs on a pool with more threads than the process may use cores, leaves at once
+//! and marks the team contended for [`CONTENDED_NS`] (5 ms), during which workers leave as soon as
+//! no part is left to claim, and the waits yield the core. A part claimed by a worker that is then
+//! descheduled delays the whole execution, so parts are small (several per worker) and claimed one
+//! at a time: the threads that run take the rest.
 //!
 //! One caller uses a team at a time. A second caller of the same pool meanwhile runs its parts
 //! through rayon itself (the workers waiting on the team look for rayon's work while they
@@ -228,15 +228,15 @@ pub(crate) struct Team {
     /// The current job's announcement: its generation, part count and slot count ([`word`]).
     /// Waiting workers look at it for a new generation.
     state: Line<AtomicU64>,
-    /// The current job's parts, split into slots of consecutive parts, one per seat that the
-    /// job can use (seats beyond those wrap around and share slots): each slot's generation, end and next unclaimed part in one word
-    /// ([`word`]), alone on its cache lines. A thread claims the parts of its own seat's slot
-    /// first, from the front, then those left in the others, from the back. So from one
-    /// execution to the next a thread runs the same parts, whose data its own cache holds from
-    /// the last time (a part handed to whichever thread claims first meets its data in another
-    /// core's cache), while the parts of a thread that is late or descheduled go to those that
-    /// run. A claim is a compare-and-swap of the whole word, so a thread that read an older
-    /// job's word can never claim a part of a newer one, and the end it checks is always that
+    /// The current job's parts, split into slots of consecutive parts, one per seat that the job
+    /// can use (seats beyond those wrap around and share slots): each slot's generation, end and
+    /// next unclaimed part in one word ([`word`]), alone on its cache lines. A thread claims the
+    /// parts of its own seat's slot first, from the front, then those left in the others, from the
+    /// back. So from one execution to the next a thread runs the same parts, whose data its own
+    /// cache holds from the last time (a part handed to whichever thread claims first meets its
+    /// data in another core's cache), while the parts of a thread that is late or descheduled go to
+    /// those that run. A claim is a compare-and-swap of the whole word, so a thread that read an
+    /// older job's word can never claim a part of a newer one, and the end it checks is always that
     /// of the word it claims from.
     slots: Box<[Line<AtomicU64>]>,
     /// The current job: a `*const &Job`, valid while any of its parts is unfinished.

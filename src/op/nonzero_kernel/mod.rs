@@ -1,13 +1,13 @@
 //! The NONZERO_COORDINATES kernel (validation is in `nonzero.rs`).
 //!
-//! Two halves meet in [`schedule::drive`]: a [`source::Source`] turns a range of input elements into bitmask
-//! words (a SIMD compare for a packed input, a gather for a strided one, tiles for a
+//! Two halves meet in [`schedule::drive`]: a [`source::Source`] turns a range of input elements
+//! into bitmask words (a SIMD compare for a packed input, a gather for a strided one, tiles for a
 //! transposed one), and a [`rows::Writer`] walks the set bits of those words and writes coordinate
 //! rows. Coordinates advance line by line: a line is the run of elements along the innermost
-//! dimension larger than 1, so within a line only one column changes and the others come from
-//! a template row. How a chunk is walked depends on its density: sparse chunks find their
-//! nonzero words from a summary word, dense ones (AVX2, packed UINT32 output) expand eight
-//! elements at a time, the rest walk the set bits eight at a time.
+//! dimension larger than 1, so within a line only one column changes and the others come from a
+//! template row. How a chunk is walked depends on its density: sparse chunks find their nonzero
+//! words from a summary word, dense ones (AVX2, packed UINT32 output) expand eight elements at a
+//! time, the rest walk the set bits eight at a time.
 //!
 //! Small inputs run serially with their bitmask on the stack. Large ones run in parts on the
 //! workers, in one trip: each part counts its nonzero elements (keeping its bitmask), adds up
@@ -17,12 +17,12 @@
 //! are dealt out in a slot of consecutive parts per thread ([`slots`]), which the thread counts
 //! and then writes, the same parts every execution; larger inputs claim their parts in order.
 //!
-//! The modules, by job: this one picks the types (dispatch); [`schedule`] runs the serial path
-//! or the parallel parts, [`slots`] deals them out in slots; [`source`] masks the input (packed, strided or tiled);
-//! [`cursor`] tracks the coordinates of the current line; [`rows`] writes the rows through an
-//! [`out_view::OutView`]; [`expand`] is the AVX2 expansion of dense words and [`compress`] the
-//! AVX-512 one (any density above sparse, packed output of any type and column count);
-//! [`one_pass`] masks and writes a packed input's rows in one pass with AVX-512.
+//! The modules, by job: this one picks the types (dispatch); [`schedule`] runs the serial path or
+//! the parallel parts, [`slots`] deals them out in slots; [`source`] masks the input (packed,
+//! strided or tiled); [`cursor`] tracks the coordinates of the current line; [`rows`] writes the
+//! rows through an [`out_view::OutView`]; [`expand`] is the AVX2 expansion of dense words and
+//! [`compress`] the AVX-512 one (any density above sparse, packed output of any type and column
+//! count); [`one_pass`] masks and writes a packed input's rows in one pass with AVX-512.
 
 #[cfg(target_arch = "x86_64")]
 mod compress;

@@ -171,6 +171,20 @@ impl Split {
         }
     }
 
+    /// The bitmask words of part `i` (parts start on a word): the first and the end.
+    fn words(&self, i: usize) -> (usize, usize) {
+        let (s, e) = self.range(i);
+        ((s / 64) as usize, e.div_ceil(64) as usize)
+    }
+
+    /// The bitmask words of parts `first .. end` (0 for none).
+    fn words_of(&self, first: usize, end: usize) -> usize {
+        if first >= end {
+            return 0;
+        }
+        self.words(end - 1).1 - self.words(first).0
+    }
+
     /// Elements of part `i`.
     fn range(&self, i: usize) -> (u64, u64) {
         let s = i as u64 * self.part;
@@ -199,7 +213,7 @@ fn parallel<U: Word>(
     workers.parts_in_order(split.parts, &|i| {
         let (s, e) = split.range(i);
         let own = &status[i];
-        with_kept(part_words(split, i, i + 1), |mut kept| {
+        with_kept(split.words_of(i, i + 1), |mut kept| {
             let Some(n) = count_part(src, s, e, kept.as_deref_mut(), &panic) else {
                 own.store(POISONED, Ordering::Release);
                 return;
@@ -252,14 +266,11 @@ fn parallel_slots<U: Word>(
         // first .. first + n, which no other part writes.
         unsafe { write_part(src, rows, s, e, first, n, words, &panic) };
     };
-    let words = |p: usize| {
-        let (s, e) = split.range(p);
-        ((s / 64) as usize, e.div_ceil(64) as usize)
-    };
+    let words = |p: usize| split.words(p);
     // One slot per thread: each thread's own slot is the same from one execution to the next.
     workers.parts(slots.slots(), &|k| {
         let (first, end) = slots.range(k);
-        with_kept(part_words(split, first, end), |kept| {
+        with_kept(split.words_of(first, end), |kept| {
             slots.run(k, kept, &words, count, write)
         })
     })?;
@@ -268,16 +279,6 @@ fn parallel_slots<U: Word>(
     }
     // No part panicked, so none is poisoned.
     Ok(slots.total().unwrap_or(0))
-}
-
-/// The bitmask words of parts `first .. end` of `split` (0 for none).
-fn part_words(split: &Split, first: usize, end: usize) -> usize {
-    if first >= end {
-        return 0;
-    }
-    let (s, _) = split.range(first);
-    let (_, e) = split.range(end - 1);
-    (e.div_ceil(64) - s / 64) as usize
 }
 
 /// The most bitmask words a thread keeps for the parts it counts and then writes
