@@ -11,7 +11,8 @@
 //!
 //! `cargo bench --bench kernels -- threads` prints the table and writes it as CSV to
 //! `target/kernels-threads.csv` (or `$DMLS_THREADS_CSV`); `DMLS_BENCH_REPS` sets the batches
-//! per point (default 5 here), `DMLS_CURVE_MIN_LOG2` / `DMLS_CURVE_MAX_LOG2` the sizes.
+//! per point (default 5 here), `DMLS_CURVE_MIN_LOG2` / `DMLS_CURVE_MAX_LOG2` the sizes,
+//! `DMLS_THREADS_SERIES` the series (only those whose name contains it, e.g. `u8`).
 //!
 //! `cargo bench --bench kernels -- oversub` measures processes sharing the machine: NonZero
 //! FLOAT32 at density 0.5 on the default device at 2^20, 2^22 and 2^24 elements, first one
@@ -288,7 +289,11 @@ pub fn run(filter: &Option<String>) {
     println!("{head}");
     let mut rng = SmallRng::seed_from_u64(11);
     let mut points = vec![];
-    for s in series() {
+    let only: String = env_or("DMLS_THREADS_SERIES", String::new());
+    for s in series()
+        .into_iter()
+        .filter(|s| s.name.contains(only.as_str()))
+    {
         for k in min_log2..=max_log2 {
             let sizes = vec![1u32 << (k / 2), 1u32 << (k - k / 2)];
             let kind = (s.kind)(sizes);
