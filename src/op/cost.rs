@@ -17,8 +17,8 @@
 //!   for executions that found the workers on the team (hot: arrived, within their window)
 //!   and those that had to call them (cold: a wake costs tens of microseconds on a virtual
 //!   machine, a trip to hot workers a few), once there have been eight in that octave and
-//!   state (until then, a perfect split plus the trips is assumed, unless each of at least
-//!   three executions took longer than the serial estimate: see [`Rate::lost`];
+//!   state (until then, a perfect split plus the trips is assumed, except on cold workers once
+//!   each of at least three executions took at least the serial estimate: see [`Rate::lost`];
 //!   when that rate says no, the parallel path is still retried once every [`RETRY_NS`]
 //!   (100 ms) per state, so a busy moment does not rule it out for good, at a cost of one
 //!   trip per 100 ms; and when it says yes, the serial path is retried as often, or once per
@@ -78,7 +78,8 @@ const WINDOW: usize = 8;
 /// the parallel path, which cost 1.15–1.22× the serial time; the median is what a typical
 /// execution costs. It also forgets the first executions of a process, slow for reasons that
 /// do not last (new buffers' pages, cold caches, a clock speeding up), once eight later ones
-/// have replaced them, and one slow execution (a worker descheduled) moves it by one place.
+/// have replaced them (though three that all lose stop cold workers' first ones early:
+/// [`Rate::lost`]), and one slow execution (a worker descheduled) moves it by one place.
 pub(crate) struct Rate<const FASTEST: bool> {
     /// The last executions' femtoseconds per unit (saturating at `u32::MAX`, 4.3 µs), a ring:
     /// execution `n` (from 0) in slot `n % WINDOW`.
@@ -120,7 +121,7 @@ impl<const FASTEST: bool> Rate<FASTEST> {
     }
 
     /// True once [`SERIAL_FIRST`] executions have been recorded (a serial rate counts from
-    /// then on).
+    /// then on, and a parallel one may be [`Rate::lost`]).
     pub fn known(&self) -> bool {
         self.recorded.load(Ordering::Relaxed) >= SERIAL_FIRST
     }
@@ -131,13 +132,16 @@ impl<const FASTEST: bool> Rate<FASTEST> {
         self.recorded.load(Ordering::Relaxed) >= WINDOW as u32
     }
 
-    /// True once [`SERIAL_FIRST`] executions of `units` units have been recorded and the
-    /// fastest of the last [`WINDOW`] took at least `serial_ns`: a parallel path that lost
-    /// every time it ran. Until its rate is [`Rate::trusted`], the choice then stays serial
-    /// (but for the retries, one of which, if it wins, brings the assumed perfect split back)
-    /// instead of paying for a whole window of losing executions first. (On two vCPUs of a
-    /// Zen 5, a 2^24-element UINT8 NonZero called between other work lost 10-30% on each of
-    /// its first twelve parallel executions, against about 650 µs on one thread.)
+    /// True once [`SERIAL_FIRST`] executions have been recorded and the fastest of the last
+    /// [`WINDOW`], at this octave's rate, takes at least `serial_ns` for `units` units: a
+    /// parallel path that lost every time it ran. For cold workers, until the rate is
+    /// [`Rate::trusted`], the choice then stays serial instead of paying for a whole window of
+    /// losing executions first (on two vCPUs of a Zen 5, a 2^24-element UINT8 NonZero called
+    /// between other work lost 10-30% on each of its first eight cold parallel executions,
+    /// against about 650 µs on one thread). Cold is the state a serial caller's workers are
+    /// in, so its retries come (every [`RETRY_NS`] / 8 while the rate is young), and one that
+    /// wins brings the assumed perfect split back. Not for hot workers: they are found only
+    /// just after a parallel execution, so a hot rate stopped early might never be retried.
     pub fn lost(&self, units: u64, serial_ns: u64) -> bool {
         if !self.known() {
             return false;
@@ -500,9 +504,9 @@ fn measured_pays(
         if rate.trusted() {
             rate.estimate_ns(units) < serial
         } else {
-            // Not measured enough yet: a perfect split plus the trips, unless every execution
-            // so far lost.
-            !rate.lost(units, serial)
+            // Not measured enough yet: a perfect split plus the trips, unless on cold workers
+            // every execution so far lost.
+            (hot || !rate.lost(units, serial))
                 && gains(serial, workers.threads as u64, trips, trip_ns(workers))
         }
     };
@@ -930,9 +934,8 @@ mod tests {
         let two = Workers::without_pool(2);
         let r = serial_at_1ns(&[1 << 20]);
         // Serial 1 ns per unit (2^20 units: 1 ms, far above any trip); parallel measured at
-        // 0.25 ns once, then at 3 ns: the first executions do not decide.
-        r.record_parallel(1 << 20, 2, true, Duration::from_nanos(1 << 18));
-        for _ in 2..WINDOW {
+        // 3 ns on hot workers: the first executions do not decide.
+        for _ in 1..WINDOW {
             r.record_parallel(1 << 20, 2, true, Duration::from_nanos(3 << 20));
             assert!(measured_pays(1 << 20, &r, 1, two, true, || None));
         }
@@ -941,26 +944,36 @@ mod tests {
     }
 
     #[test]
-    fn a_parallel_path_that_lost_every_time_stops_before_its_window() {
+    fn a_parallel_path_that_lost_every_time_on_cold_workers_stops_before_its_window() {
         let two = Workers::without_pool(2);
         let r = serial_at_1ns(&[1 << 20]);
-        // Parallel measured at 1.5 ns: the first executions are the assumed perfect split's,
-        // the third decides (as a rate of one state: the hot one here).
+        // Parallel on cold workers measured at 1.5 ns: the first executions are the assumed
+        // perfect split's, the third decides.
         for _ in 1..SERIAL_FIRST {
-            r.record_parallel(1 << 20, 2, true, Duration::from_nanos(3 << 19));
-            assert!(measured_pays(1 << 20, &r, 1, two, true, || None));
+            r.record_parallel(1 << 20, 2, false, Duration::from_nanos(3 << 19));
+            assert!(measured_pays(1 << 20, &r, 1, two, false, || None));
         }
-        r.record_parallel(1 << 20, 2, true, Duration::from_nanos(3 << 19));
-        assert!(!measured_pays(1 << 20, &r, 1, two, true, || None));
-        assert!(measured_pays(1 << 20, &r, 1, two, false, || None));
+        r.record_parallel(1 << 20, 2, false, Duration::from_nanos(3 << 19));
+        assert!(!measured_pays(1 << 20, &r, 1, two, false, || None));
         // A retry that wins brings the assumed split back.
-        r.record_parallel(1 << 20, 2, true, Duration::from_nanos(1 << 19));
-        assert!(measured_pays(1 << 20, &r, 1, two, true, || None));
+        r.record_parallel(1 << 20, 2, false, Duration::from_nanos(1 << 19));
+        assert!(measured_pays(1 << 20, &r, 1, two, false, || None));
         // At exactly the serial time it lost too.
         let r = serial_at_1ns(&[1 << 20]);
         for _ in 0..SERIAL_FIRST {
             r.record_parallel(1 << 20, 2, false, Duration::from_nanos(1 << 20));
         }
-        assert!(!measured_pays(1 << 20, &r, 1, two, false, || None));
+        assert!(r.parallel(1 << 20, 2, false).lost(1 << 20, 1 << 20));
+        assert!(!r.parallel(1 << 20, 2, false).lost(1 << 20, (1 << 20) + 1));
+        // Hot workers are found only just after a parallel execution: their rate waits for
+        // its window (else a caller calling back to back could stay serial for good, its
+        // workers never hot when a retry is due).
+        let r = serial_at_1ns(&[1 << 20]);
+        for _ in 1..WINDOW {
+            r.record_parallel(1 << 20, 2, true, Duration::from_nanos(3 << 19));
+            assert!(measured_pays(1 << 20, &r, 1, two, true, || None));
+        }
+        r.record_parallel(1 << 20, 2, true, Duration::from_nanos(3 << 19));
+        assert!(!measured_pays(1 << 20, &r, 1, two, true, || None));
     }
 }

@@ -1,7 +1,8 @@
 //! The AVX-512 one pass: a packed 8-, 16- or 32-bit input (or a part of one) masked and written
-//! as one or two UINT32 columns, packed or in ONNX Runtime's layout, with masked stores of
-//! exactly its rows and no bitmask kept. Each 64 elements' bit positions are gathered by one
-//! byte compress and widened 16 at a time, as in the walks of `super::compress`.
+//! as one or two UINT32 columns, packed or in ONNX Runtime's layout, with plain stores of 16
+//! rows where 15 more rows of the part follow and masked stores of exactly its rows after
+//! that, and no bitmask kept. Each 64 elements' bit positions are gathered by one byte compress
+//! and widened 16 at a time, as in the walks of `super::compress`.
 
 use core::arch::x86_64::*;
 
@@ -23,7 +24,7 @@ const TAIL_SCAN: usize = 1024;
 /// from the count on is touched.
 ///
 /// # Safety
-/// The CPU has AVX-512 F and BW.
+/// The CPU has AVX-512 F and BW, and POPCNT.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,popcnt")]
 unsafe fn plain_end<U: OnePassWord>(data: &[U], mask: U) -> usize {
@@ -84,14 +85,18 @@ unsafe fn one_pass<U: OnePassWord>(
     }
     // SAFETY: this function has the features.
     let plain = unsafe { plain_end(data, mask) };
-    // Whole lines before it where the part starts a line, so that they keep the fast form.
-    let split = if start == 0 && plain >= width {
+    // Plain stores up to `plain`, masked ones after it. Where the part starts at the input's
+    // first element, the plain ones end at a line's end instead if that gives up at most an
+    // eighth of them, so that they keep the fast form of whole lines. (Three loops, whole
+    // lines, the rest of the plain stores and the masked ones, took 1.1-1.5x the time of two
+    // on AMD Zen 5.)
+    let split = if start == 0 && plain % width * 8 <= plain {
         plain / width * width
     } else {
         plain
     };
     // SAFETY: this function has the features; the rows of the elements before `split` are
-    // followed by 15 more (`plain_end`); `rows` is the caller's.
+    // followed by 15 more of the part (`plain_end`); `rows` is the caller's.
     let row = unsafe { segment::<U, true>(&data[..split], start, mask, width, 0, &mut rows) };
     // SAFETY: as above, with masked stores.
     let row =
@@ -120,15 +125,17 @@ unsafe fn segment<U: OnePassWord, const PLAIN: bool>(
     }
     // The rows of `$n` lines of `$len` elements of the part from its element `$at`, the first
     // being line `$r` from position `$c0` (the others from `$r + 1` on, from position 0): per
-    // 64 elements a bitmask, and per 16 of its set bits `rows(line, row, x, count, PLAIN)`. (A macro:
-    // as a function, called for a part's three kinds of lines, it cost 15-20% of the time.)
+    // 64 elements a bitmask, and per 16 of its set bits `rows(line, row, x, count, PLAIN)`.
+    // (A macro: as a function, called for a part's three kinds of lines, it cost 15-20% of
+    // the time.)
     macro_rules! lines {
         ($at:expr, $n:expr, $len:expr, $r:expr, $c0:expr) => {{
             let (blocks, tail) = ($len / 64, $len % 64);
             for (k, line) in data[$at..$at + $n * $len].chunks_exact($len).enumerate() {
                 let t = _mm512_set1_epi32(($r + k) as i32);
-                // The rows of the 64 elements from position `c` of the line: bit i of `bits` set for
-                // each nonzero one; their positions gathered by one byte compress, 16 rows at a time.
+                // The rows of the 64 elements from position `c` of the line: bit i of `bits` set
+                // for each nonzero one; their positions gathered by one byte compress, 16 rows
+                // at a time.
                 let mut put = |bits: u64, c: usize| {
                     let count = bits.count_ones() as usize;
                     // SAFETY: the CPU has the features.
@@ -150,14 +157,15 @@ unsafe fn segment<U: OnePassWord, const PLAIN: bool>(
                 if tail > 0 {
                     let lanes = (1u64 << tail) - 1;
                     let bits = if $at + k * $len + 64 * blocks + 64 <= data.len() {
-                        // 64 elements from the line's tail are still in the part (in every line but
-                        // the last): read whole, those past the line left out.
+                        // 64 elements from the line's tail are still in the part (in every line
+                        // but the last): read whole, those past the line left out.
                         // SAFETY: the 64 elements are in the part.
                         unsafe { U::mask64(p.add(64 * blocks), lanes, mask) }
                     } else {
-                        // The part's last elements, from a copy: a masked load whose lanes left out
-                        // reach a page the process may not touch (a buffer that ends at a page) took
-                        // about 150 ns on AMD Zen 5, as long as the whole pass on a thousand elements.
+                        // The part's last elements, from a copy: a masked load whose lanes left
+                        // out reach a page the process may not touch (a buffer that ends at a
+                        // page) took about 150 ns on AMD Zen 5, as long as the whole pass on a
+                        // thousand elements.
                         let mut last = [U::default(); 64];
                         last[..tail].copy_from_slice(&line[64 * blocks..]);
                         // SAFETY: `last` holds 64 elements.
@@ -276,8 +284,8 @@ fn row_masks(n: u32, lanes: u16) -> (u16, u16) {
 ///
 /// # Safety
 /// The CPU has AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT. `out` is the first element of a
-/// packed coordinates output of two columns with room for `data.len()` rows, accessed by no
-/// other thread; `width` divides `data.len()`.
+/// packed coordinates output of two columns with room for `data.len()` rows, of which no other
+/// thread accesses the part's (its count from `out`) while this runs.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
 pub(super) unsafe fn one_pass_packed<U: OnePassWord>(
     out: *mut u32,
@@ -324,7 +332,8 @@ pub(super) unsafe fn one_pass_packed<U: OnePassWord>(
 ///
 /// # Safety
 /// As for [`one_pass_packed`], with that layout: every element `2 r + cs × c` of `data.len()`
-/// rows is in the output and accessed by no other thread, and no two of them are one.
+/// rows is in the output, no two of them are one, and no other thread accesses those of the
+/// part's rows (its count from `out`) while this runs.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
 pub(super) unsafe fn one_pass_pairs<U: OnePassWord>(
     out: *mut u32,
@@ -370,8 +379,9 @@ pub(super) unsafe fn one_pass_pairs<U: OnePassWord>(
 ///
 /// # Safety
 /// The CPU has AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT. `out` is the first element of the
-/// coordinates output, whose elements `stride × r` for the first `data.len()` rows r are in it
-/// and accessed by no other thread; `stride` is 1 or 2.
+/// coordinates output, whose elements `stride × r` for the first `data.len()` rows r are in it,
+/// and no other thread accesses those of the part's rows (its count from `out`) while this
+/// runs; `stride` is 1 or 2.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
 pub(super) unsafe fn one_pass_column<U: OnePassWord>(
     out: *mut u32,
@@ -430,23 +440,78 @@ mod tests {
 
     const CANARY: u32 = 0xCDCD_CDCD;
 
-    /// The packed rows (line, position) and the single column (element) of `data`'s nonzero
-    /// elements, from element `start` of lines of `width`.
-    fn expected(data: &[u8], start: usize, width: usize) -> (Vec<u32>, Vec<u32>) {
+    /// Runs the packed and the one-column pass over `data` (elements `start ..` of lines of
+    /// `width`; `set` says which are nonzero under `mask`), each whole and as two parts split
+    /// at `cut` (a multiple of 64, the second part written first; 0: not cut), into outputs
+    /// that start as
+    /// canaries, and checks every row against a plain loop and that no row from the count on
+    /// was written.
+    fn check<U: OnePassWord>(
+        data: &[U],
+        mask: U,
+        set: impl Fn(&U) -> bool,
+        start: usize,
+        width: usize,
+        cut: usize,
+        what: &str,
+    ) {
         let mut pairs = vec![];
         let mut column = vec![];
-        for (i, _) in data.iter().enumerate().filter(|(_, &x)| x != 0) {
+        for (i, _) in data.iter().enumerate().filter(|(_, x)| set(x)) {
             let e = start + i;
             pairs.extend([(e / width) as u32, (e % width) as u32]);
             column.push(e as u32);
         }
-        (pairs, column)
+        let rows = column.len();
+        let first = data[..cut].iter().filter(|x| set(x)).count();
+        // The passes run only where the sample is dense enough: the data is made so.
+        let mut out = vec![CANARY; 2 * data.len() + 32];
+        // SAFETY: the CPU has the features (checked by the caller); `out` has room for
+        // `data.len()` rows of two columns; one thread.
+        let got = unsafe { one_pass_packed(out.as_mut_ptr(), data, start, mask, width) };
+        assert_eq!(got, Some(rows as u64), "{what}: packed count");
+        assert_eq!(&out[..2 * rows], &pairs[..], "{what}: packed rows");
+        assert!(
+            out[2 * rows..].iter().all(|&x| x == CANARY),
+            "{what}: packed, a row from the count on was written"
+        );
+        if cut > 0 {
+            // Two parts, as the parallel path writes them: the second from row `first`.
+            let mut out = vec![CANARY; 2 * data.len() + 32];
+            // SAFETY: as above; the second part's rows start at row `first`.
+            let (b, a) = unsafe {
+                let p = out.as_mut_ptr();
+                let b = one_pass_packed(p.add(2 * first), &data[cut..], start + cut, mask, width);
+                (b, one_pass_packed(p, &data[..cut], start, mask, width))
+            };
+            assert_eq!(
+                a.zip(b),
+                Some((first as u64, (rows - first) as u64)),
+                "{what}: parts"
+            );
+            assert_eq!(&out[..2 * rows], &pairs[..], "{what}: rows of two parts");
+            assert!(
+                out[2 * rows..].iter().all(|&x| x == CANARY),
+                "{what}: two parts, a row from the count on was written"
+            );
+        }
+        let mut out = vec![CANARY; data.len() + 16];
+        // SAFETY: as above, one column.
+        let got = unsafe { one_pass_column(out.as_mut_ptr(), 1, data, start, mask) };
+        assert_eq!(got, Some(rows as u64), "{what}: column count");
+        assert_eq!(&out[..rows], &column[..], "{what}: column rows");
+        assert!(
+            out[rows..].iter().all(|&x| x == CANARY),
+            "{what}: column, a row from the count on was written"
+        );
     }
 
-    /// Parts whose 64 elements before the last ones have one nonzero element (15 rows of a
-    /// plain store past it), followed by 0 to 40 nonzero elements in the last blocks: the rows
-    /// are right and none from the count on is written, whether plain stores reach the last
-    /// row exactly or would pass it by one.
+    /// Parts whose 64 elements before the last ones have 1 to 64 nonzero elements (up to 15
+    /// rows of a plain store past them), followed by 0 to 40 nonzero elements in the last
+    /// blocks (or in the elements past the last whole 64, which `plain_end` does not count):
+    /// the rows are right and none from the count on is written, whether plain stores reach
+    /// the last row exactly or would pass it by one; UINT8, UINT16 and FLOAT32 (whose -0.0 is
+    /// zero), in lines of 16 elements and more, from element 0 and from others.
     #[test]
     fn plain_stores_end_within_the_count() {
         if !has_features() {
@@ -457,49 +522,95 @@ mod tests {
         // A value in lo .. hi.
         let mut range =
             |lo: usize, hi: usize| lo + (xorshift(&mut state) % (hi - lo) as u64) as usize;
-        for case in 0..600 {
+        for case in 0..1500 {
             let len = range(SAMPLE + 128, 3000);
-            let mut data = vec![0u8; len];
-            // A dense sample, so that the one pass runs.
-            for x in &mut data[..SAMPLE] {
-                *x = if range(0, 2) == 1 {
-                    range(1, 256) as u8
-                } else {
-                    0
-                };
+            // Which elements are nonzero: a dense sample (so that the one pass runs), then
+            // `c` in one block of 64 before the tail, then `k` in the tail: its last whole
+            // blocks, or only the elements past them.
+            let mut set = vec![false; len];
+            for x in &mut set[..SAMPLE] {
+                *x = range(0, 2) == 1;
             }
-            // One nonzero element in a block before the tail, then up to 40 in the tail (a
-            // random place may be drawn twice).
-            let tail = range(64, TAIL_SCAN.min(len - SAMPLE - 1) + 1);
-            data[range(SAMPLE, len - tail)] = 1;
-            let k = range(0, 41);
+            let tail = range(64, TAIL_SCAN.min(len - SAMPLE - 64) + 1);
+            let block = range(SAMPLE, len - tail - 63);
+            let c = [1, 17, 33, 49, 64, range(1, 65)][range(0, 6)];
+            for _ in 0..c {
+                set[range(block, block + 64)] = true;
+            }
+            let k = [14, 15, 16, range(0, 41)][range(0, 4)];
+            let from = if range(0, 8) == 0 && len % 64 != 0 {
+                len / 64 * 64
+            } else {
+                len - tail
+            };
             for _ in 0..k {
-                data[range(len - tail, len)] = range(1, 256) as u8;
+                set[range(from, len)] = true;
             }
-            let start = range(0, 200);
-            let width = range(64, 400);
-            let (pairs, column) = expected(&data, start, width);
-            let rows = column.len();
-            let what = format!("seed {seed}, case {case}: {len} elements, tail {tail}, {k} in it");
-
-            let mut out = vec![CANARY; 2 * len + 32];
-            // SAFETY: the CPU has the features; `out` has room for `len` rows of two columns.
-            let got = unsafe { one_pass_packed(out.as_mut_ptr(), &data, start, 0xFF, width) };
-            assert_eq!(got, Some(rows as u64), "{what}: packed count");
-            assert_eq!(&out[..2 * rows], &pairs[..], "{what}: packed rows");
-            assert!(
-                out[2 * rows..].iter().all(|&x| x == CANARY),
-                "{what}: packed, a row from the count on was written"
+            let start = if range(0, 3) == 0 { 0 } else { range(1, 200) };
+            let width = match range(0, 4) {
+                0 => range(16, 64),
+                1 => len / range(1, 4),
+                _ => range(64, 400),
+            };
+            // Where the input is cut in two parts (a multiple of 64, with a dense sample of
+            // its own), if there is room before the block: 0, none.
+            let cut = if block >= 2 * SAMPLE {
+                range(SAMPLE / 64, (block - SAMPLE) / 64 + 1) * 64
+            } else {
+                0
+            };
+            if cut > 0 {
+                for x in &mut set[cut..cut + SAMPLE] {
+                    *x = range(0, 2) == 1;
+                }
+            }
+            let what = format!(
+                "seed {seed}, case {case}: {len} elements from {start}, lines of {width}, {c} \
+                 in the block at {block}, {k} from {from}"
             );
-
-            let mut out = vec![CANARY; len + 16];
-            // SAFETY: as above, one column.
-            let got = unsafe { one_pass_column(out.as_mut_ptr(), 1, &data, start, 0xFF) };
-            assert_eq!(got, Some(rows as u64), "{what}: column count");
-            assert_eq!(&out[..rows], &column[..], "{what}: column rows");
-            assert!(
-                out[rows..].iter().all(|&x| x == CANARY),
-                "{what}: column, a row from the count on was written"
+            let u8s: Vec<u8> = set
+                .iter()
+                .map(|&x| u8::from(x) * range(1, 256) as u8)
+                .collect();
+            check(
+                &u8s,
+                0xFF,
+                |&x| x != 0,
+                start,
+                width,
+                cut,
+                &format!("{what}, u8"),
+            );
+            let u16s: Vec<u16> = set
+                .iter()
+                .map(|&x| u16::from(x) * range(1, 65536) as u16)
+                .collect();
+            check(
+                &u16s,
+                0xFFFF,
+                |&x| x != 0,
+                start,
+                width,
+                cut,
+                &format!("{what}, u16"),
+            );
+            // FLOAT32 bits: zero elements as 0.0 or -0.0, nonzero ones with any sign.
+            let f32s: Vec<u32> = set
+                .iter()
+                .map(|&x| {
+                    let sign = (range(0, 2) as u32) << 31;
+                    sign | if x { range(1, 1 << 31) as u32 } else { 0 }
+                })
+                .collect();
+            let mask = 0x7FFF_FFFF;
+            check(
+                &f32s,
+                mask,
+                |&x| x & mask != 0,
+                start,
+                width,
+                cut,
+                &format!("{what}, f32"),
             );
         }
     }

@@ -33,7 +33,9 @@ pub(super) trait Emit {
     ///
     /// # Safety
     /// `first_row` is the number of nonzero elements before `start`; no other thread may write
-    /// the rows from `first_row` to `first_row + input.len()` while this call runs.
+    /// the part's rows (from `first_row`, one per nonzero element of `input`) while this call
+    /// runs. (The output must have room for `input.len()` rows from `first_row`, which the
+    /// writer checks; rows past the part's are not written.)
     unsafe fn one_pass(&self, input: Packed<'_>, start: u64, first_row: u64) -> Option<u64> {
         let _ = (input, start, first_row);
         None
