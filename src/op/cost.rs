@@ -18,7 +18,8 @@
 //!   and those that had to call them (cold: a wake costs tens of microseconds on a virtual
 //!   machine, a trip to hot workers a few), once there have been eight in that octave and
 //!   state (until then, a perfect split plus the trips is assumed, except on cold workers once
-//!   each of at least three executions took at least the serial estimate: see [`Rate::lost`];
+//!   the median of at least three executions took at least the serial estimate: see
+//!   [`Rate::lost`];
 //!   when that rate says no, the parallel path is still retried once every [`RETRY_NS`]
 //!   (100 ms) per state, so a busy moment does not rule it out for good, at a cost of one
 //!   trip per 100 ms; and when it says yes, the serial path is retried as often, or once per
@@ -78,7 +79,7 @@ const WINDOW: usize = 8;
 /// the parallel path, which cost 1.15–1.22× the serial time; the median is what a typical
 /// execution costs. It also forgets the first executions of a process, slow for reasons that
 /// do not last (new buffers' pages, cold caches, a clock speeding up), once eight later ones
-/// have replaced them (though three that all lose stop cold workers' first ones early:
+/// have replaced them (though three whose median loses stop cold workers' first ones early:
 /// [`Rate::lost`]), and one slow execution (a worker descheduled) moves it by one place.
 pub(crate) struct Rate<const FASTEST: bool> {
     /// The last executions' femtoseconds per unit (saturating at `u32::MAX`, 4.3 µs), a ring:
@@ -132,27 +133,20 @@ impl<const FASTEST: bool> Rate<FASTEST> {
         self.recorded.load(Ordering::Relaxed) >= WINDOW as u32
     }
 
-    /// True once [`SERIAL_FIRST`] executions have been recorded and the fastest of the last
-    /// [`WINDOW`], at this octave's rate, takes at least `serial_ns` for `units` units: a
-    /// parallel path that lost every time it ran. For cold workers, until the rate is
-    /// [`Rate::trusted`], the choice then stays serial instead of paying for a whole window of
-    /// losing executions first (on two vCPUs of a Zen 5, a 2^24-element UINT8 NonZero called
-    /// between other work lost 10-30% on each of its first eight cold parallel executions,
-    /// against about 650 µs on one thread). Cold is the state a serial caller's workers are
-    /// in, so its retries come (every [`RETRY_NS`] / 8 while the rate is young), and one that
-    /// wins brings the assumed perfect split back. Not for hot workers: they are found only
-    /// just after a parallel execution, so a hot rate stopped early might never be retried.
+    /// True once [`SERIAL_FIRST`] executions have been recorded and their lower median, at
+    /// this octave's rate, takes at least `serial_ns` for `units` units: a parallel path that
+    /// loses as a rule. For cold workers, until the rate is [`Rate::trusted`], the choice then
+    /// stays serial instead of paying for a whole window of losing executions first (on two
+    /// vCPUs of a Zen 5, a 2^24-element UINT8 NonZero called between other work lost 10-30%
+    /// on each of its first eight cold parallel executions, against about 650 µs on one
+    /// thread; the fastest of them instead of the median let one early execution, faster than
+    /// the serial time once the serial rate had drifted up, send the next five parallel too).
+    /// Cold is the state a serial caller's workers are in, so its retries come (every
+    /// [`RETRY_NS`] / 8 while the rate is young), and retries that win move the median back.
+    /// Not for hot workers: they are found only just after a parallel execution, so a hot
+    /// rate stopped early might never be retried.
     pub fn lost(&self, units: u64, serial_ns: u64) -> bool {
-        if !self.known() {
-            return false;
-        }
-        let fastest = self
-            .window
-            .iter()
-            .map(|slot| slot.load(Ordering::Relaxed))
-            .filter(|&x| x != 0)
-            .min();
-        fastest.is_some_and(|f| ns(units, u64::from(f)) >= serial_ns)
+        self.known() && self.estimate_ns(units) >= serial_ns
     }
 
     /// True while fewer than two windows of executions have been recorded.
@@ -505,7 +499,7 @@ fn measured_pays(
             rate.estimate_ns(units) < serial
         } else {
             // Not measured enough yet: a perfect split plus the trips, unless on cold workers
-            // every execution so far lost.
+            // the executions so far lose as a rule.
             (hot || !rate.lost(units, serial))
                 && gains(serial, workers.threads as u64, trips, trip_ns(workers))
         }
@@ -944,9 +938,12 @@ mod tests {
     }
 
     #[test]
-    fn a_parallel_path_that_lost_every_time_on_cold_workers_stops_before_its_window() {
+    fn a_parallel_path_that_loses_on_cold_workers_stops_before_its_window() {
         let two = Workers::without_pool(2);
         let r = serial_at_1ns(&[1 << 20]);
+        // Hot workers would lose too (their window measured at 3 ns), so that back-to-back
+        // choices do not bet on them.
+        record(&r, 1 << 20, true, Duration::from_nanos(3 << 20));
         // Parallel on cold workers measured at 1.5 ns: the first executions are the assumed
         // perfect split's, the third decides.
         for _ in 1..SERIAL_FIRST {
@@ -955,9 +952,15 @@ mod tests {
         }
         r.record_parallel(1 << 20, 2, false, Duration::from_nanos(3 << 19));
         assert!(!measured_pays(1 << 20, &r, 1, two, false, || None));
-        // A retry that wins brings the assumed split back.
-        r.record_parallel(1 << 20, 2, false, Duration::from_nanos(1 << 19));
-        assert!(measured_pays(1 << 20, &r, 1, two, false, || None));
+        // Retries that win bring the assumed split back once they are the median.
+        for won in 1..=SERIAL_FIRST {
+            r.record_parallel(1 << 20, 2, false, Duration::from_nanos(1 << 19));
+            assert_eq!(
+                measured_pays(1 << 20, &r, 1, two, false, || None),
+                won == SERIAL_FIRST,
+                "{won} won"
+            );
+        }
         // At exactly the serial time it lost too.
         let r = serial_at_1ns(&[1 << 20]);
         for _ in 0..SERIAL_FIRST {
