@@ -114,8 +114,13 @@ def panel(out, name, points, peers, x0, y0, w, h, tmin, tmax):
         lib = library[p["elements"]]
         out.append(
             f'<text x="{x0 + w - 6}" y="{y0 + h - 8}" font-size="10" text-anchor="end">at 2^{int(math.log2(p["elements"]))}: '
-            f'numpy {p["numpy"] / lib:.2g}×, ONNX Runtime {p["onnxruntime"] / lib:.2g}× the library\'s time</text>'
+            f'numpy {times(p["numpy"] / lib)}×, ONNX Runtime {times(p["onnxruntime"] / lib)}× the library\'s time</text>'
         )
+
+
+def times(x):
+    """A ratio with two significant digits, without an exponent (108, not 1.1e+02)."""
+    return f"{x:.2g}" if x < 10 else f"{x:.0f}"
 
 
 def main(argv):

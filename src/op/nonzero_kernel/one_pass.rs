@@ -1,7 +1,8 @@
 //! The AVX-512 one pass: a packed 8-, 16- or 32-bit input (or a part of one) masked and written
-//! as one or two UINT32 columns, packed or in ONNX Runtime's layout, with plain stores of 16
-//! rows where 15 more rows of the part follow and masked stores of exactly its rows after
-//! that, and no bitmask kept. Each 64 elements' bit positions are gathered by one byte compress
+//! as one or two UINT32 columns, packed or in ONNX Runtime's layout, and no bitmask kept:
+//! into packed columns with plain stores of 16 rows where 15 more rows of the part follow and
+//! masked stores of exactly its rows after that; into ONNX Runtime's layout with masked stores
+//! only. Each 64 elements' bit positions are gathered by one byte compress
 //! and widened 16 at a time, as in the walks of `super::compress`.
 
 use core::arch::x86_64::*;
@@ -47,9 +48,11 @@ unsafe fn plain_end<U: OnePassWord>(data: &[U], mask: U) -> usize {
 /// 16 rows `rows(line, at, x, n, plain)`, which writes rows `at .. at + n` from the line's
 /// index and the `n` positions in `x`. Up to [`plain_end`] `plain` is true: `rows` may store
 /// all 16 rows, those past `n` being written again later; after it, masked stores of exactly
-/// the rows. So nothing is written from the count on, and no bitmask is kept. (Plain stores
-/// took 0.62-0.70x the time of masked ones for UINT8 at density 0.1, 0.77-0.88x for FLOAT32
-/// at 0.5, on one thread of AMD Zen 5 from 2^12 to 2^22 elements. The two kinds of stores
+/// the rows. So nothing is written from the count on, and no bitmask is kept. (With plain
+/// stores, packed outputs took 0.64-0.83x the time of masked ones for UINT8 at density 0.1,
+/// 0.77-0.96x for FLOAT32 at 0.5, on one thread of AMD Zen 5 from 2^12 to 2^23 elements; ONNX
+/// Runtime's layout, whose odd elements are not the output's, gained nothing from stores with
+/// every even lane. The two kinds of stores
 /// are two loops, [`segment`]: choosing at each 64 elements took 1.5-2x the time of masked
 /// stores alone there.) Returns the row count, or `None` (having written nothing) when the
 /// first [`SAMPLE`] elements have fewer than
@@ -112,7 +115,8 @@ unsafe fn one_pass<U: OnePassWord>(
 /// up to a third of their time.)
 ///
 /// # Safety
-/// As for [`one_pass`]; with `PLAIN`, at least 15 rows of the part follow those of `seg`.
+/// As for [`one_pass`]; `row` is the number of rows of the part's elements before `seg`; with
+/// `PLAIN`, at least 15 rows of the part follow those of `seg`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
 unsafe fn segment<U: OnePassWord, const PLAIN: bool>(
@@ -451,9 +455,8 @@ mod tests {
     /// Runs the packed and the one-column pass over `data` (elements `start ..` of lines of
     /// `width`; `set` says which are nonzero under `mask`), each whole and as two parts split
     /// at `cut` (a multiple of 64, the second part written first; 0: not cut), into outputs
-    /// that start as
-    /// canaries, and checks every row against a plain loop and that no row from the count on
-    /// was written.
+    /// that start as canaries, and checks every row against a plain loop and that no row from
+    /// the count on was written.
     fn check<U: OnePassWord>(
         data: &[U],
         mask: U,
