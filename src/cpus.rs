@@ -10,6 +10,10 @@
 //! confined as a whole (`taskset`, `numactl`, a container's cpuset) confines its main thread
 //! too, and its workers stay within it. (An OpenMP runtime that binds its threads binds the
 //! main thread too, once that runs a parallel region; nothing here tells that from `taskset`.)
+//!
+//! It also says what caches a CPU has (Linux's sysfs, read once), which set the sizes of work
+//! that should stay in one core's cache ([`l2_share`]) or that no longer fits in any
+//! ([`last_level_cache_bytes`]).
 
 use std::sync::OnceLock;
 
@@ -113,6 +117,95 @@ pub(crate) fn affinity() -> Option<usize> {
     None
 }
 
+/// One cache of CPU 0, as Linux's sysfs describes it (`cpu0/cache/index*`).
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+struct Cache {
+    level: u32,
+    /// Data or unified (not an instruction cache).
+    data: bool,
+    bytes: u64,
+    /// The CPUs that share it (at least 1).
+    sharing: usize,
+}
+
+/// The caches of CPU 0 that the system describes (none outside Linux). Read once.
+fn caches() -> &'static [Cache] {
+    static CACHES: OnceLock<Vec<Cache>> = OnceLock::new();
+    CACHES.get_or_init(read_caches)
+}
+
+#[cfg(target_os = "linux")]
+fn read_caches() -> Vec<Cache> {
+    let dir = std::path::Path::new("/sys/devices/system/cpu/cpu0/cache");
+    (0..16)
+        .filter_map(|i| {
+            let index = dir.join(format!("index{i}"));
+            let read = |name: &str| std::fs::read_to_string(index.join(name)).ok();
+            Some(Cache {
+                level: read("level")?.trim().parse().ok()?,
+                data: read("type").is_none_or(|t| t.trim() != "Instruction"),
+                bytes: cache_bytes(read("size")?.trim())?,
+                sharing: read("shared_cpu_list")
+                    .map_or(1, |l| cpu_list_len(&l))
+                    .max(1),
+            })
+        })
+        .collect()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn read_caches() -> Vec<Cache> {
+    Vec::new()
+}
+
+/// The size of CPU 0's largest cache (its last level, shared by the cores that share it),
+/// where the system says.
+pub(crate) fn last_level_cache_bytes() -> Option<u64> {
+    caches().iter().map(|c| c.bytes).max()
+}
+
+/// The bytes of level-2 cache one of the process's CPUs has to itself: CPU 0's L2 (a unified
+/// or data cache) divided among the CPUs that share it (hyperthreads of one core, a cluster of
+/// small cores), where the system says.
+pub(crate) fn l2_share() -> Option<u64> {
+    caches()
+        .iter()
+        .find(|c| c.level == 2 && c.data)
+        .map(|c| c.bytes / c.sharing as u64)
+}
+
+/// A cache size as sysfs writes it ("32768K", "1M", "2G", or bytes), in bytes.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn cache_bytes(s: &str) -> Option<u64> {
+    let (digits, unit) = match s.as_bytes().last()? {
+        b'K' | b'k' => (&s[..s.len() - 1], 1 << 10),
+        b'M' | b'm' => (&s[..s.len() - 1], 1 << 20),
+        b'G' | b'g' => (&s[..s.len() - 1], 1 << 30),
+        _ => (s, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()?
+        .checked_mul(unit)
+        .filter(|&b| b > 0)
+}
+
+/// The CPUs in a list as sysfs writes it ("0", "0-1", "0,8", "0-3,8-11"); 0 where it does not
+/// parse.
+#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+fn cpu_list_len(list: &str) -> usize {
+    let mut n = 0usize;
+    for range in list.trim().split(',') {
+        let mut ends = range.split('-').map(|e| e.trim().parse::<usize>());
+        match (ends.next(), ends.next(), ends.next()) {
+            (Some(Ok(_)), None, None) => n += 1,
+            (Some(Ok(a)), Some(Ok(b)), None) if b >= a => n += b - a + 1,
+            _ => return 0,
+        }
+    }
+    n
+}
+
 /// The CPUs the calling thread may run on (for tests).
 #[cfg(all(test, target_os = "linux"))]
 pub(crate) fn thread_cpus() -> usize {
@@ -147,6 +240,37 @@ pub(crate) fn pinned<R: Send>(f: impl FnOnce() -> R + Send) -> Option<(usize, R)
         .join()
         .unwrap()
     })
+}
+
+#[cfg(test)]
+mod parse_tests {
+    use super::*;
+
+    #[test]
+    fn cache_sizes_and_cpu_lists_parse_as_sysfs_writes_them() {
+        assert_eq!(cache_bytes("32768K"), Some(32 << 20));
+        assert_eq!(cache_bytes("1M"), Some(1 << 20));
+        assert_eq!(cache_bytes("2G"), Some(2 << 30));
+        assert_eq!(cache_bytes("512"), Some(512));
+        for bad in ["", "K", "0K", "-1K", "12Q", "x", "99999999999999999999K"] {
+            assert_eq!(cache_bytes(bad), None, "{bad:?}");
+        }
+        assert_eq!(cpu_list_len("0\n"), 1);
+        assert_eq!(cpu_list_len("0-1"), 2);
+        assert_eq!(cpu_list_len("0,8"), 2);
+        assert_eq!(cpu_list_len("0-3,8-11"), 8);
+        for bad in ["", "3-1", "0-", "a", "0-1-2"] {
+            assert_eq!(cpu_list_len(bad), 0, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn this_machines_l2_share_is_a_plausible_size_where_the_system_says() {
+        if let Some(bytes) = l2_share() {
+            assert!((16 << 10..=64 << 20).contains(&bytes), "{bytes} bytes");
+            assert!(last_level_cache_bytes() >= Some(bytes));
+        }
+    }
 }
 
 #[cfg(all(test, target_os = "linux"))]

@@ -160,6 +160,15 @@ pub fn force_streaming_from(bytes: u64) {
     op::force_streaming_from(bytes);
 }
 
+/// Makes NONZERO_COORDINATES run its parallel parts in per-thread slots up to `bytes` of input
+/// per thread (and claim them in order above that), from now on in this process, instead of
+/// up to half of this machine's L2 cache per core: for tests, which choose each path by size on
+/// any machine. Not part of the supported API.
+#[doc(hidden)]
+pub fn force_slots_max(bytes: u64) {
+    op::force_slots_max(bytes);
+}
+
 /// Sets the SIMD level of this process from now on, as `DMLS_SIMD` does at start-up, so that
 /// a benchmark can alternate the levels in one process: `"portable"`, `"sse2"`, `"avx2"` or
 /// `"avx512"` (in any case), lowered to the best level the CPU has. Returns the name of the level set, or

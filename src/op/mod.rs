@@ -18,6 +18,7 @@ pub(crate) use diagonal_kernel::force_streaming_from;
 pub(crate) mod kind;
 pub(crate) mod nonzero;
 mod nonzero_kernel;
+pub(crate) use nonzero_kernel::force_slots_max;
 pub(crate) mod plan;
 pub(crate) mod simd;
 

@@ -44,12 +44,14 @@ pub use threads::*;
 
 /// Makes the kernels take their parallel paths wherever an input is large enough to have one
 /// (as `DMLS_PARALLEL=always` does), instead of where this machine's measured costs say they
-/// pay, and DIAGONAL_MATRIX1 its streaming stores from 8 MiB touched on, whatever this
-/// machine's cache: the tests of the large paths call it first. The variable is set too, for
+/// pay, DIAGONAL_MATRIX1 its streaming stores from 8 MiB touched on, and NONZERO_COORDINATES
+/// its slots up to 512 KiB of input per thread, whatever this machine's caches: the tests of
+/// the large paths call it first. The variable is set too, for
 /// the child processes a test starts.
 pub fn force_parallel_paths() {
     directml_subset::force_parallel_paths();
     directml_subset::force_streaming_from(8 << 20);
+    directml_subset::force_slots_max(512 << 10);
     // Every test that calls this sets the same value; std::env serialises reads and writes.
     std::env::set_var("DMLS_PARALLEL", "always");
 }

@@ -63,7 +63,7 @@ const STREAM_MIN_BYTES: u64 = 8 << 20;
 fn stream_min_bytes() -> u64 {
     match STREAM_FROM.load(Ordering::Relaxed) {
         0 => {
-            let bytes = last_level_cache_bytes()
+            let bytes = crate::cpus::last_level_cache_bytes()
                 .unwrap_or(STREAM_MIN_BYTES)
                 .max(STREAM_FLOOR_BYTES);
             // A racing `force_streaming_from` wins.
@@ -86,31 +86,6 @@ pub(crate) fn force_streaming_from(bytes: u64) {
     STREAM_FROM.store(bytes.max(1), Ordering::Relaxed);
 }
 
-/// The size of the largest cache of CPU 0 that Linux reports in sysfs (`size` of
-/// `cpu0/cache/index*`, such as "32768K"), or `None`.
-fn last_level_cache_bytes() -> Option<u64> {
-    (0..16)
-        .filter_map(|i| {
-            let path = format!("/sys/devices/system/cpu/cpu0/cache/index{i}/size");
-            parse_cache_size(std::fs::read_to_string(path).ok()?.trim())
-        })
-        .max()
-}
-
-/// "32768K", "1M" or "512" (bytes) as bytes.
-fn parse_cache_size(s: &str) -> Option<u64> {
-    let (digits, unit) = match s.as_bytes().last()? {
-        b'K' | b'k' => (&s[..s.len() - 1], 1 << 10),
-        b'M' | b'm' => (&s[..s.len() - 1], 1 << 20),
-        b'G' | b'g' => (&s[..s.len() - 1], 1 << 30),
-        _ => (s, 1),
-    };
-    digits
-        .parse::<u64>()
-        .ok()?
-        .checked_mul(unit)
-        .filter(|&b| b > 0)
-}
 /// Rows narrower than this many bytes are written element by element.
 const SMALL_ROW_BYTES: usize = 64;
 /// With AVX2, rows from 32 bytes to this many are written by `avx2::rows_avx2` (vector runs
@@ -522,22 +497,6 @@ fn run_strided<U: Word>(plan: &DiagonalPlan, value: U, out: &mut [U], other: Oth
                     }
                 }
             }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::parse_cache_size;
-
-    #[test]
-    fn cache_sizes_as_linux_writes_them() {
-        assert_eq!(parse_cache_size("32768K"), Some(32 << 20));
-        assert_eq!(parse_cache_size("1M"), Some(1 << 20));
-        assert_eq!(parse_cache_size("2G"), Some(2 << 30));
-        assert_eq!(parse_cache_size("512"), Some(512));
-        for bad in ["", "K", "0K", "-1K", "12Q", "x"] {
-            assert_eq!(parse_cache_size(bad), None, "{bad:?}");
         }
     }
 }

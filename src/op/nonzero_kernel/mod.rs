@@ -13,9 +13,10 @@
 //! workers, in one trip: each part counts its nonzero elements (keeping its bitmask), adds up
 //! the counts of the parts before it (a look-back over their published counts) for its first
 //! row, and writes its rows while its input is still in the cache (in one pass, or from the
-//! bitmask where the writer has no one pass). Up to 512 KiB of input per thread, the parts
-//! are dealt out in a slot of consecutive parts per thread ([`slots`]), which the thread counts
-//! and then writes, the same parts every execution; larger inputs claim their parts in order.
+//! bitmask where the writer has no one pass). Up to half a core's L2 (at least 512 KiB) of input
+//! per thread, the parts are dealt out in a slot of consecutive parts per thread ([`slots`]),
+//! which the thread counts and then writes, the same parts every execution; larger inputs claim
+//! their parts in order.
 //!
 //! The modules, by job: this one picks the types (dispatch); [`schedule`] runs the serial path or
 //! the parallel parts, [`slots`] deals them out in slots; [`source`] masks the input (packed,
@@ -34,6 +35,7 @@ mod one_pass;
 mod out_view;
 mod rows;
 mod schedule;
+pub(crate) use schedule::force_slots_max;
 mod slots;
 mod source;
 

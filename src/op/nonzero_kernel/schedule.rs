@@ -8,6 +8,7 @@ use std::sync::Mutex;
 use super::rows::{Emit, Writer};
 use super::slots::{self, Count, Slots, Write, COUNTED, POISONED, PREFIX, VALUE};
 use super::source::Source;
+use crate::cpus;
 use crate::error::{Error, Result};
 use crate::op::cost::{self, Bounds, Path, Rates};
 use crate::op::kind::OpKind;
@@ -30,10 +31,33 @@ const PART_MIN: u64 = 1 << 12;
 /// (AMD Zen 5) parts of 2^15 elements took up to 1.15x the time of parts of 2^17 from 2^21
 /// elements on, and parts of 2^18 (larger than the core's 1 MiB L2) lost at 2^24.
 const PART_MAX: u64 = 1 << 17;
-/// The most input bytes per thread for which the parallel path runs in slots
-/// ([`parallel_slots`]): a thread's parts then stay in its core's cache (L2) from their count to
-/// their write, and from one execution to the next.
-const SLOTS_MAX: u64 = 512 << 10;
+/// The parallel path runs in slots ([`parallel_slots`]) up to half of a CPU's own share of L2
+/// cache in input bytes per thread ([`slots_max`]), so that a thread's parts stay in its core's
+/// cache from their count to their write, and from one execution to the next; at least
+/// `SLOTS_MIN` (512 KiB: measured on two vCPUs of an AMD Zen 5, 1 MiB of L2 each, where 1 and
+/// 2 MiB did no better) and at most `SLOTS_CAP`.
+const SLOTS_MIN: u64 = 512 << 10;
+const SLOTS_CAP: u64 = 4 << 20;
+
+/// The most input bytes per thread for which the parallel path runs in slots: half of a CPU's
+/// share of L2 ([`cpus::l2_share`]: 1 MiB on a core with 2 MiB of its own), within
+/// `SLOTS_MIN ..= SLOTS_CAP`.
+fn slots_max() -> u64 {
+    match SLOTS_FORCED.load(Ordering::Relaxed) {
+        0 => cpus::l2_share().map_or(SLOTS_MIN, |l2| (l2 / 2).clamp(SLOTS_MIN, SLOTS_CAP)),
+        bytes => bytes,
+    }
+}
+
+/// [`slots_max`] as a test set it (0: not set).
+static SLOTS_FORCED: AtomicU64 = AtomicU64::new(0);
+
+/// Runs the parallel path in slots up to `bytes` of input per thread, from now on in this
+/// process, instead of up to half of this machine's L2 (for tests, which choose each path
+/// by size whatever the machine).
+pub(crate) fn force_slots_max(bytes: u64) {
+    SLOTS_FORCED.store(bytes.max(64), Ordering::Relaxed);
+}
 /// The most workers one execution uses.
 const MAX_THREADS: usize = 256;
 /// Inputs below the floor run serially; from it, as measured ([`cost`]). There is no ceiling
@@ -139,7 +163,7 @@ pub(super) fn drive<U: Word>(
     // Parts start on a bitmask word, so the words a part's count keeps are its own.
     assert_eq!(split.part % 64, 0, "{OP}: parts of whole bitmask words");
     let t = std::time::Instant::now();
-    let total = if m * U::SIZE as u64 <= SLOTS_MAX * workers.threads as u64 {
+    let total = if m * U::SIZE as u64 <= slots_max() * workers.threads as u64 {
         parallel_slots(src, rows, &split, workers)?
     } else {
         parallel(src, rows, &split, workers)?
@@ -238,7 +262,7 @@ fn parallel<U: Word>(
         .map_or(0, |s| s.load(Ordering::Acquire) & VALUE))
 }
 
-/// The parallel path for inputs of at most [`SLOTS_MAX`] bytes per thread, in one trip through
+/// The parallel path for inputs of at most [`slots_max`] bytes per thread, in one trip through
 /// the workers with the parts in a slot of consecutive parts per thread ([`Slots`]): each
 /// thread counts its slot's parts (into their bitmasks, kept on its thread), then writes them,
 /// reading their input again from its own cache (or their bitmasks, where the writer has no one
@@ -282,11 +306,13 @@ fn parallel_slots<U: Word>(
 }
 
 /// The most bitmask words a thread keeps for the parts it counts and then writes
-/// ([`with_kept`]): 128 KiB, the words of a slot of 512 KiB of UINT8 ([`SLOTS_MAX`]) twice over
-/// (a slot may hold one part more than the others). A thread keeps as many as its largest part
-/// (or slot) so far needed, for as long as it lives; growing them costs a zeroed allocation,
-/// once per size.
-const KEPT_WORDS: usize = 1 << 14;
+/// ([`with_kept`]): the words of a slot of [`slots_max`] bytes of UINT8 twice over (a slot may
+/// hold one part more than the others; 128 KiB of words for slots of 512 KiB). A thread keeps
+/// as many as its largest part (or slot) so far needed, for as long as it lives; growing them
+/// costs a zeroed allocation, once per size.
+fn kept_words() -> usize {
+    (slots_max() / 64 * 2) as usize
+}
 
 thread_local! {
     /// This thread's words for the bitmasks of the parts it counts and then writes.
@@ -298,7 +324,7 @@ thread_local! {
 /// none free): the parts are then masked again when they are written.
 fn with_kept<R>(words: usize, f: impl FnOnce(Option<&mut [u64]>) -> R) -> R {
     let mut f = Some(f);
-    let done = if words == 0 || words > KEPT_WORDS {
+    let done = if words == 0 || words > kept_words() {
         None
     } else {
         KEPT.try_with(|cell| {
@@ -533,7 +559,8 @@ mod tests {
     #[test]
     fn a_thread_lends_its_kept_words_once_at_a_time_and_up_to_its_limit() {
         assert_eq!(with_kept(0, |w| w.map(|w| w.len())), None);
-        assert_eq!(with_kept(KEPT_WORDS + 1, |w| w.map(|w| w.len())), None);
+        let most = kept_words();
+        assert_eq!(with_kept(most + 1, |w| w.map(|w| w.len())), None);
         let inner = with_kept(100, |w| {
             let w = w.expect("words to lend");
             assert_eq!(w.len(), 100);
@@ -544,8 +571,8 @@ mod tests {
         assert!(inner);
         // The same words again, as the last part left them (the count overwrites them).
         assert_eq!(
-            with_kept(KEPT_WORDS, |w| w.map(|w| (w.len(), w[99]))),
-            Some((KEPT_WORDS, 7))
+            with_kept(most, |w| w.map(|w| (w.len(), w[99]))),
+            Some((most, 7))
         );
     }
 
