@@ -67,13 +67,17 @@ pack() { tar -C "$out" -czf "$final/results.tar.gz" .; }
 # The CPU, and what decides where woken threads run: the kernel, its scheduler parameters
 # (a virtual machine's kernel may pack threads onto few CPUs), a CPU quota, the CPUs allowed;
 # and the clock source (the library reads the clock around executions: a source the vDSO
-# cannot read, such as hpet or acpi_pm, costs a system call per read).
+# cannot read, such as hpet or acpi_pm, costs a system call per read); CPU 0's caches and the
+# CPUs sharing each (NONZERO's slots are sized from the L2's share per CPU).
 { nproc; grep -m1 'model name' /proc/cpuinfo; grep -m1 'cpu family' /proc/cpuinfo;
   grep -m1 '^model' /proc/cpuinfo; echo "kernel $(uname -r)";
   echo "sched: $(tr ' ' '\n' < /proc/cmdline | grep -i -e sched -e isolcpus -e nohz -e idle | tr '\n' ' ')";
   echo "cpu.max: $(cat /sys/fs/cgroup/cpu.max 2>/dev/null || echo none)";
   echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)";
-  grep -m1 Cpus_allowed_list /proc/self/status; } > "$out/machine.txt"
+  grep -m1 Cpus_allowed_list /proc/self/status;
+  for c in /sys/devices/system/cpu/cpu0/cache/index*; do
+      echo "cache L$(cat "$c/level") $(cat "$c/type") $(cat "$c/size") shared by CPUs $(cat "$c/shared_cpu_list")"
+  done 2>/dev/null; } > "$out/machine.txt"
 t0=$(date +%s)
 longest=0
 # step NAME CMD...: runs CMD if the longest step so far still fits in the budget.
