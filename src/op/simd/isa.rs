@@ -18,13 +18,13 @@ pub(crate) enum Level {
     Sse2 = 2,
     /// x86_64 with AVX2, BMI1 and POPCNT.
     Avx2 = 3,
-    /// All of the above and AVX-512 F, BW, VL and VBMI2.
+    /// All of the above and AVX-512 F, BW, VL and VBMI2, and BMI2.
     Avx512 = 4,
 }
 
 /// A level this CPU has. Its field is private to this module and only detection makes one,
 /// so code holding an `Isa` at [`Level::Avx2`] or above may run AVX2, BMI1 and POPCNT
-/// instructions, and at [`Level::Avx512`] also AVX-512 F, BW, VL and VBMI2 ones.
+/// instructions, and at [`Level::Avx512`] also AVX-512 F, BW, VL and VBMI2 ones and BMI2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Isa {
     level: Level,
@@ -160,7 +160,9 @@ fn best_level() -> Level {
         let avx512 = std::is_x86_feature_detected!("avx512f")
             && std::is_x86_feature_detected!("avx512bw")
             && std::is_x86_feature_detected!("avx512vl")
-            && std::is_x86_feature_detected!("avx512vbmi2");
+            && std::is_x86_feature_detected!("avx512vbmi2")
+            // (Every CPU with AVX-512 has BMI2, but a virtual machine may hide it.)
+            && std::is_x86_feature_detected!("bmi2");
         if avx2 && avx512 {
             Level::Avx512
         } else if avx2 {
@@ -178,6 +180,59 @@ fn best_level() -> Level {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The features in the quoted lists (`"a,b"`) that follow `opening` (which ends with the
+    /// opening quote) in `text`.
+    fn named<'a>(text: &'a str, opening: &str) -> Vec<&'a str> {
+        text.split(opening)
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next())
+            .flat_map(|list| list.split(','))
+            .map(str::trim)
+            .collect()
+    }
+
+    /// Every `.rs` file under `dir`, with its text.
+    fn sources(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                sources(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                out.push((path.display().to_string(), text));
+            }
+        }
+    }
+
+    /// Code compiled for a feature runs wherever the level allows it, so the level must be
+    /// detected with every feature any kernel enables (x86_64's baseline SSE2 aside): a
+    /// feature enabled but not detected is an illegal instruction on a CPU without it.
+    #[test]
+    fn every_feature_a_kernel_enables_is_detected() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        sources(&root, &mut files);
+        let this = include_str!("isa.rs");
+        let start = this.find("fn best_level()").unwrap();
+        let detection = &this[start..start + this[start..].find("\n}\n").unwrap()];
+        let detected = named(detection, "is_x86_feature_detected!(\"");
+        assert!(detected.contains(&"avx512f"), "{detected:?}");
+        let mut enabled = 0;
+        for (path, text) in &files {
+            for feature in named(text, "target_feature(enable = \"") {
+                enabled += 1;
+                assert!(
+                    feature == "sse2" || detected.contains(&feature),
+                    "{path} enables {feature}, which the levels do not detect"
+                );
+            }
+        }
+        assert!(
+            enabled > 50,
+            "{enabled} features enabled: the scan found too few"
+        );
+    }
 
     #[test]
     fn forced_levels_never_exceed_the_cpu() {
