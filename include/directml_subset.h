@@ -1474,7 +1474,8 @@ void dmls_device_release(struct dmls_device *device);
 //   level is above the device's, DXGI_ERROR_UNSUPPORTED.
 //
 // `query_size` and `support_size` must equal the structs' sizes exactly (E_INVALIDARG). An
-// unknown feature is DXGI_ERROR_UNSUPPORTED. NULL `device`, `query` or `support` is E_POINTER.
+// unknown feature is DXGI_ERROR_UNSUPPORTED. NULL `device`, `query` or `support` is E_POINTER, as
+// is a NULL `RequestedFeatureLevels` with a nonzero count.
 // The checks run in this order, the first failure answering: `device`, the feature, `query`
 // and `support`, their sizes.
 //
@@ -1535,7 +1536,9 @@ void dmls_operator_release(struct dmls_operator *op);
 // `[Buffer + Offset, + TotalTensorSizeInBytes)` overlapping any other bound tensor's, except
 // that DIAGONAL_MATRIX1 may run in place (input and output at the same address, with the same
 // data type, sizes and strides). NULL `op`, a NULL array with a nonzero count, a NULL binding
-// `Desc` or `Buffer` is E_POINTER.
+// `Desc` or `Buffer` is E_POINTER. E_OUTOFMEMORY: the execution's scratch memory (a bitmask
+// chunk of a large NONZERO_COORDINATES input) could not be allocated, or the device's threads
+// could not be started on their first use.
 //
 // Only the output tensors' elements are written: never padding between strided elements,
 // never bytes past the last element, and for NONZERO_COORDINATES never the rows from the count

@@ -160,10 +160,10 @@ pub fn force_streaming_from(bytes: u64) {
     op::force_streaming_from(bytes);
 }
 
-/// Makes NONZERO_COORDINATES run its parallel parts in per-thread slots up to `bytes` of input
-/// per thread (and claim them in order above that), from now on in this process, instead of
-/// up to half of this machine's L2 cache per core: for tests, which choose each path by size on
-/// any machine. Not part of the supported API.
+/// Makes NONZERO_COORDINATES run its parallel parts in per-thread slots up to `bytes` of input per
+/// thread (and claim them in order above that), from now on in this process, instead of up to half
+/// of a CPU's share of this machine's L2 cache: for tests, which choose each path by size on any
+/// machine. Not part of the supported API.
 #[doc(hidden)]
 pub fn force_slots_max(bytes: u64) {
     op::force_slots_max(bytes);

@@ -7,8 +7,9 @@
 //! counter that a `pthread_atfork` child handler increments in each new child. A pool of an
 //! older generation is never touched again: not used, not dropped (dropping wakes its threads,
 //! whose sleep locks may be held by a dead thread); it is leaked, and a new pool is built
-//! lazily on the first parallel execution in the child. Checking costs two relaxed atomic
-//! loads and a compare, and only executions that take a parallel path check at all.
+//! lazily on the first parallel execution in the child. Checking costs an acquire and a relaxed
+//! atomic load and a compare, and only executions large enough to consider a parallel path
+//! check at all.
 //!
 //! The process-wide pool (devices with `thread_count` 0) is the library's own [`LazyPool`],
 //! not rayon's global pool, which can be neither replaced nor reset after a fork.

@@ -103,7 +103,8 @@ pub unsafe extern "C" fn dmls_device_release(device: *mut dmls_device) {
 ///   level is above the device's, DXGI_ERROR_UNSUPPORTED.
 ///
 /// `query_size` and `support_size` must equal the structs' sizes exactly (E_INVALIDARG). An
-/// unknown feature is DXGI_ERROR_UNSUPPORTED. NULL `device`, `query` or `support` is E_POINTER.
+/// unknown feature is DXGI_ERROR_UNSUPPORTED. NULL `device`, `query` or `support` is E_POINTER, as
+/// is a NULL `RequestedFeatureLevels` with a nonzero count.
 /// The checks run in this order, the first failure answering: `device`, the feature, `query`
 /// and `support`, their sizes.
 ///

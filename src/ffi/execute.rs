@@ -125,7 +125,9 @@ fn overlaps(a: Bound, b: Bound) -> bool {
 /// `[Buffer + Offset, + TotalTensorSizeInBytes)` overlapping any other bound tensor's, except
 /// that DIAGONAL_MATRIX1 may run in place (input and output at the same address, with the same
 /// data type, sizes and strides). NULL `op`, a NULL array with a nonzero count, a NULL binding
-/// `Desc` or `Buffer` is E_POINTER.
+/// `Desc` or `Buffer` is E_POINTER. E_OUTOFMEMORY: the execution's scratch memory (a bitmask
+/// chunk of a large NONZERO_COORDINATES input) could not be allocated, or the device's threads
+/// could not be started on their first use.
 ///
 /// Only the output tensors' elements are written: never padding between strided elements,
 /// never bytes past the last element, and for NONZERO_COORDINATES never the rows from the count

@@ -1,7 +1,7 @@
-//! Layer 2: the C API (`dmls_` functions). Every `extern "C"` function of the library is in this
-//! folder, one module per job: `device` and `operator` create and release the two objects,
-//! `execute` checks bindings and runs an operator, `desc` reads DirectML's C descs,
-//! `library` answers the last error message and the version, and `boundary` is what every
+//! Layer 2: the C API (`dmls_` functions). Every exported (`#[no_mangle]`) `extern "C"` function of
+//! the library is in this folder, one module per job: `device` and `operator` create and release
+//! the two objects, `execute` checks bindings and runs an operator, `desc` reads DirectML's C
+//! descs, `library` answers the last error message and the version, and `boundary` is what every
 //! call crosses (panics caught, errors turned into HRESULTs and messages, handles handed out).
 //!
 //! Each function checks its pointers in a straight list at the top, converts raw descs and

@@ -2,9 +2,9 @@
 //! `diagonal_kernel/`).
 //!
 //! Each output row is at most three segments (value / input-or-zero / value, or the other way
-//! round), found from DiagonalFillBegin and DiagonalFillEnd in 64-bit arithmetic. A packed row's
-//! segments are slice fills and copies (memset and memcpy speed); strided layouts go element by
-//! element.
+//! round), found from DiagonalFillBegin and DiagonalFillEnd in 64-bit arithmetic. How the kernel
+//! writes them (fills and copies, vector runs, streaming stores; strided layouts element by
+//! element) is described in `diagonal_kernel/`.
 
 use super::kind::OpKind;
 use super::Config;

@@ -1,5 +1,5 @@
 //! NONZERO_COORDINATES: validation. The kernel, and a description of how it works, is in
-//! `nonzero_kernel.rs`.
+//! `nonzero_kernel/` (its `mod.rs`).
 
 use super::kind::OpKind;
 use super::Config;

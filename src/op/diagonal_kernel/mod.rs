@@ -1,12 +1,16 @@
-//! The DIAGONAL_MATRIX1 / DIAGONAL_MATRIX kernel (see `diagonal.rs` for how it works).
+//! The DIAGONAL_MATRIX1 / DIAGONAL_MATRIX kernel (`diagonal.rs` validates and finds each row's
+//! segments).
 //!
-//! Packed outputs go row by row: without an input and with a narrow band of Value (an
-//! identity), a chunk of rows as one fill of zeros and then the band ([`zeros_then_band`]);
-//! with AVX2, rows of 32 bytes to 2 KiB (512 bytes without an input) as vector runs and blends
-//! (`avx2`); otherwise rows under 64 bytes element by element with branch-free selects, wider
-//! ones as slice fills and copies; and outputs of 8 MiB and more through a [`StreamWriter`]
-//! (non-temporal stores, with runs merged across rows). CPUs with AVX-512 run the AVX2 code
-//! (see `simd::dispatch`). Large outputs are split into row ranges across the workers. Strided layouts go segment by segment, element by element.
+//! Packed outputs go row by row: without an input and with a narrow band of Value (an identity), a
+//! chunk of rows as one fill of zeros and then the band ([`zeros_then_band`]); with AVX2, rows of
+//! 32 bytes to 2 KiB (512 bytes without an input) as vector runs and blends (`avx2`); otherwise
+//! rows under 64 bytes element by element with branch-free selects, wider ones as slice fills and
+//! copies; and, where an execution touches (output and input together) at least the last-level
+//! cache's size ([`stream_min_bytes`]: 8 MiB where it is unknown, never below 1 MiB) with rows of
+//! at least 256 bytes, above the portable level, through a [`StreamWriter`] (non-temporal stores,
+//! with runs merged across rows). CPUs with AVX-512 run the AVX2 code (see `simd::dispatch`). Large
+//! outputs are split into row ranges across the workers. Strided layouts go segment by segment,
+//! element by element.
 
 use core::sync::atomic::{AtomicU64, Ordering};
 

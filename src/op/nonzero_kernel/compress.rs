@@ -9,7 +9,9 @@
 //! rows are stored whole, rows past a word's own are rewritten by the next, so a walk stops
 //! `SLACK` rows before the end of its range and leaves the rest to the scalar walk. The one pass
 //! (`super::one_pass`) masks a packed 8-, 16- or 32-bit input itself and writes one or two
-//! UINT32 columns with masked stores of exactly their rows, no bitmask kept.
+//! UINT32 columns, no bitmask kept: packed rows with plain stores of 16 rows wherever 15 more
+//! rows of its range follow and masked stores of exactly the rows after that, ONNX Runtime's
+//! pairs with masked stores only.
 //!
 //! Sixteen rows of R 32-bit lanes (R = N for UINT32 output, 2N for 64-bit output, whose high
 //! halves are zero like every coordinate's) are R vectors of 16 lanes. Lane l of vector b

@@ -10,13 +10,13 @@
 //! time, the rest walk the set bits eight at a time.
 //!
 //! Small inputs run serially with their bitmask on the stack. Large ones run in parts on the
-//! workers, in one trip: each part counts its nonzero elements (keeping its bitmask), adds up
-//! the counts of the parts before it (a look-back over their published counts) for its first
-//! row, and writes its rows while its input is still in the cache (in one pass, or from the
-//! bitmask where the writer has no one pass). Up to half a core's L2 (at least 512 KiB) of input
-//! per thread, the parts are dealt out in a slot of consecutive parts per thread ([`slots`]),
-//! which the thread counts and then writes, the same parts every execution; larger inputs claim
-//! their parts in order.
+//! workers, in one trip: each part counts its nonzero elements (keeping its bitmask), adds up the
+//! counts of the parts before it (a look-back over their published counts) for its first row, and
+//! writes its rows while its input is still in the cache (in one pass, or from the bitmask where
+//! the writer has no one pass). Up to half of a CPU's share of L2 (at least 512 KiB) of input per
+//! thread, the parts are dealt out in a slot of consecutive parts per thread ([`slots`]), which the
+//! thread counts and then writes, the same parts every execution; larger inputs claim their parts
+//! in order.
 //!
 //! The modules, by job: this one picks the types (dispatch); [`schedule`] runs the serial path or
 //! the parallel parts, [`slots`] deals them out in slots; [`source`] masks the input (packed,

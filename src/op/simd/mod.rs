@@ -2,7 +2,8 @@
 //! class of work runs on a CPU with AVX-512 (`dispatch`), element words and compare-to-bitmask
 //! for NONZERO_COORDINATES ([`mask`], its AVX-512 form in `mask512`), and non-temporal fills and
 //! copies for DIAGONAL_MATRIX1 ([`stream`], and short runs with AVX2 in `runs256`). Each module
-//! imports only from the ones before it.
+//! imports only from the ones before it, except [`mask`], which dispatches to its AVX-512 form
+//! `mask512`.
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod dispatch;
