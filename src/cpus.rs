@@ -15,7 +15,7 @@
 //! that should stay in one core's cache ([`l2_share`]) or that no longer fits in any
 //! ([`last_level_cache_bytes`]).
 
-use std::sync::OnceLock;
+use crate::kept::{Kept, KeptOption};
 
 /// The CPUs of a thread: its affinity mask.
 #[cfg(target_os = "linux")]
@@ -98,10 +98,10 @@ pub(crate) fn with_process_cpus<R: Send>(f: impl FnOnce() -> R + Send) -> R {
 /// The process's logical cores as `available_parallelism` counts them (its affinity, and a
 /// container's CPU quota) with the process's CPUs ([`with_process_cpus`]). Computed once.
 pub(crate) fn parallelism() -> usize {
-    static CORES: OnceLock<usize> = OnceLock::new();
-    *CORES.get_or_init(|| {
-        with_process_cpus(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-    })
+    static CORES: Kept = Kept::new();
+    CORES.get(|| {
+        with_process_cpus(|| std::thread::available_parallelism().map_or(1, |n| n.get())) as u64
+    }) as usize
 }
 
 /// The CPUs the process may run on (the wider of the calling thread's and the main thread's
@@ -128,12 +128,7 @@ struct Cache {
     sharing: usize,
 }
 
-/// The caches of CPU 0 that the system describes (none outside Linux). Read once.
-fn caches() -> &'static [Cache] {
-    static CACHES: OnceLock<Vec<Cache>> = OnceLock::new();
-    CACHES.get_or_init(read_caches)
-}
-
+/// The caches of CPU 0 that the system describes (none outside Linux).
 #[cfg(target_os = "linux")]
 fn read_caches() -> Vec<Cache> {
     let dir = std::path::Path::new("/sys/devices/system/cpu/cpu0/cache");
@@ -159,19 +154,23 @@ fn read_caches() -> Vec<Cache> {
 }
 
 /// The size of CPU 0's largest cache (its last level, shared by the cores that share it),
-/// where the system says.
+/// where the system says. Read once.
 pub(crate) fn last_level_cache_bytes() -> Option<u64> {
-    caches().iter().map(|c| c.bytes).max()
+    static BYTES: KeptOption = KeptOption::new();
+    BYTES.get(|| read_caches().iter().map(|c| c.bytes).max())
 }
 
 /// The bytes of level-2 cache one of the process's CPUs has to itself: CPU 0's L2 (a unified
 /// or data cache) divided among the CPUs that share it (hyperthreads of one core, a cluster of
-/// small cores), where the system says.
+/// small cores), where the system says. Read once.
 pub(crate) fn l2_share() -> Option<u64> {
-    caches()
-        .iter()
-        .find(|c| c.level == 2 && c.data)
-        .map(|c| c.bytes / c.sharing as u64)
+    static SHARE: KeptOption = KeptOption::new();
+    SHARE.get(|| {
+        read_caches()
+            .iter()
+            .find(|c| c.level == 2 && c.data)
+            .map(|c| c.bytes / c.sharing as u64)
+    })
 }
 
 /// A cache size as sysfs writes it ("32768K", "1M", "2G", or bytes), in bytes.

@@ -125,6 +125,7 @@ mod cpus;
 pub mod dml;
 pub mod error;
 pub mod ffi;
+mod kept;
 mod level;
 mod load;
 mod op;

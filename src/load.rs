@@ -26,7 +26,8 @@
 //! applies.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::OnceLock;
+
+use crate::kept::Kept;
 
 /// The least time between two samples of the machine's load, per pool, while its share is cut:
 /// it grows back by one worker per sample.
@@ -105,25 +106,25 @@ pub(crate) fn next_share(helpers: usize, max: usize, runnable: usize, cpus: usiz
 /// The machine's online CPUs (all of them, not only those this process may use: the runnable
 /// threads counted are the whole machine's).
 fn online_cpus() -> usize {
-    static CPUS: OnceLock<usize> = OnceLock::new();
-    *CPUS.get_or_init(|| {
+    static CPUS: Kept = Kept::new();
+    CPUS.get(|| {
         #[cfg(unix)]
         {
             // SAFETY: sysconf only reads a system value.
             let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
             if n > 0 {
-                return n as usize;
+                return n as u64;
             }
         }
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    })
+        std::thread::available_parallelism().map_or(1, |n| n.get() as u64)
+    }) as usize
 }
 
 /// True when the machine's load decides this process's shares: it may run on every online CPU
 /// (read once).
 fn load_applies() -> bool {
-    static APPLIES: OnceLock<bool> = OnceLock::new();
-    *APPLIES.get_or_init(|| covers_the_machine(crate::cpus::affinity(), online_cpus()))
+    static APPLIES: Kept = Kept::new();
+    APPLIES.get(|| u64::from(covers_the_machine(crate::cpus::affinity(), online_cpus()))) == 1
 }
 
 /// True when a process that may run on `affinity` CPUs (`None`: not known) runs on all of the

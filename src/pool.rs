@@ -327,6 +327,15 @@ impl LazyPool {
         watch_forks()?;
         let threads = self.threads();
         let generation = GENERATION.load(Ordering::Relaxed);
+        if !seen.is_null() {
+            // SAFETY: as in `peek` (`seen` was loaded from the slot with Acquire).
+            let other = unsafe { &*seen };
+            if other.generation == generation {
+                // Another thread built it since this one looked: replacing it would leak it
+                // while that thread uses it.
+                return Ok(other);
+            }
+        }
         // Started with the process's CPUs, not only those of a calling thread that its host
         // pinned to one (see crate::cpus).
         let pool = cpus::with_process_cpus(|| {

@@ -38,13 +38,15 @@
 
 use std::any::Any;
 use std::cell::Cell;
+use std::io::Write as _;
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::kept::Kept;
 use crate::load::Share;
 
 /// A job: the function run once for each part index.
@@ -106,6 +108,8 @@ const CONTENDED_NS: u64 = 5_000_000;
 /// virtual CPU). For fifteen workers the caller makes two calls, and each round of workers
 /// that wake doubles those awake.
 const FIRST_CALLS: usize = 2;
+/// The largest value of a field of 21 bits ([`Spin::pack`]).
+const FIELD21: u64 = (1 << 21) - 1;
 /// About how long the `pause` instructions between two looks at a shared word take, in
 /// nanoseconds. A `pause` takes a few nanoseconds on some CPUs and 20–60 on others (Intel
 /// lengthened it from about 10 to about 140 cycles with Skylake; 22.7 ns on AMD Zen 5): a fixed
@@ -123,6 +127,7 @@ const WAIT_SPIN_NS: f64 = 750_000.0;
 const CLOCKS_PER_RAYON: u32 = 8;
 
 /// How a waiting thread spins on this CPU, from its measured `pause` (once per process).
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct Spin {
     /// `pause` instructions between two looks (about [`LOOK_NS`]; at least one).
     pauses: u32,
@@ -134,9 +139,24 @@ struct Spin {
 }
 
 impl Spin {
-    fn get() -> &'static Spin {
-        static SPIN: OnceLock<Spin> = OnceLock::new();
-        SPIN.get_or_init(|| Spin::for_pause_ns(pause_ns()))
+    fn get() -> Spin {
+        static SPIN: Kept = Kept::new();
+        Spin::unpack(SPIN.get(|| Spin::for_pause_ns(pause_ns()).pack()))
+    }
+
+    /// The three counts in one word of 63 bits, 21 bits each (each is at most 375,000: a look
+    /// takes at least 2 ns).
+    fn pack(self) -> u64 {
+        let field = |v: u32| u64::from(v).min(FIELD21);
+        field(self.pauses) | field(self.looks_per_clock) << 21 | field(self.wait_looks) << 42
+    }
+
+    fn unpack(word: u64) -> Spin {
+        Spin {
+            pauses: (word & FIELD21) as u32,
+            looks_per_clock: (word >> 21 & FIELD21) as u32,
+            wait_looks: (word >> 42 & FIELD21) as u32,
+        }
     }
 
     /// The spin for a CPU whose `pause` takes `pause_ns` nanoseconds.
@@ -181,26 +201,47 @@ fn pause_ns() -> f64 {
 /// once). A value that is not such a number is reported once on standard error and the
 /// default used.
 pub(crate) fn window_ns() -> u64 {
-    static NS: OnceLock<u64> = OnceLock::new();
-    *NS.get_or_init(|| match std::env::var("DMLS_SPIN_US") {
+    static NS: Kept = Kept::new();
+    NS.get(|| match std::env::var("DMLS_SPIN_US") {
         Err(_) => DEFAULT_SPIN_US * 1000,
         Ok(v) => match v.trim().parse::<u64>() {
             Ok(us) if us <= MAX_SPIN_US => us * 1000,
             _ => {
-                eprintln!(
-                    "directml_subset: DMLS_SPIN_US={v:?} is not a number of microseconds from 0 \
-                     to {MAX_SPIN_US}; using {DEFAULT_SPIN_US}"
-                );
+                static WARNED: AtomicBool = AtomicBool::new(false);
+                if !WARNED.swap(true, Ordering::Relaxed) {
+                    // (Not `eprintln!`, which panics where standard error is closed: this may
+                    // run on a worker, where a panic aborts the process.)
+                    let _ = writeln!(
+                        std::io::stderr(),
+                        "directml_subset: DMLS_SPIN_US={v:?} is not a number of microseconds \
+                         from 0 to {MAX_SPIN_US}; using {DEFAULT_SPIN_US}"
+                    );
+                }
                 DEFAULT_SPIN_US * 1000
             }
         },
     })
 }
 
-/// Nanoseconds since the first call in this process (a monotonic clock).
+/// Nanoseconds on a monotonic clock (from some fixed point: only differences mean anything;
+/// never 0).
 pub(crate) fn now_ns() -> u64 {
-    static START: OnceLock<Instant> = OnceLock::new();
-    START.get_or_init(Instant::now).elapsed().as_nanos() as u64
+    #[cfg(unix)]
+    {
+        // SAFETY: an all-zero timespec is a valid value to be overwritten.
+        let mut t: libc::timespec = unsafe { core::mem::zeroed() };
+        // SAFETY: `t` is a writable timespec; CLOCK_MONOTONIC exists on every unix the library
+        // builds for (it is what `Instant` reads there).
+        if unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) } == 0 {
+            return (t.tv_sec as u64)
+                .wrapping_mul(1_000_000_000)
+                .wrapping_add(t.tv_nsec as u64)
+                .max(1);
+        }
+    }
+    // (No fork elsewhere: a lock here cannot be inherited held.)
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    (START.get_or_init(Instant::now).elapsed().as_nanos() as u64).saturating_add(1)
 }
 
 thread_local! {
@@ -629,7 +670,7 @@ impl Team {
 /// since a part may be waiting for this very core.
 struct Wait {
     looks: u32,
-    spin: &'static Spin,
+    spin: Spin,
 }
 
 impl Wait {

@@ -433,6 +433,39 @@ fn messages_and_version() {
     unsafe { dmls_device_release(d) };
 }
 
+/// A `dmls_` call from a thread-local destructor that runs after the library's own (the thread
+/// exits) answers as usual, with no message kept, instead of aborting the process.
+#[test]
+fn calls_while_the_thread_exits_keep_no_message_and_do_not_abort() {
+    struct CallsOnDrop;
+    impl Drop for CallsOnDrop {
+        fn drop(&mut self) {
+            // SAFETY: the desc and the out-pointer are NULL.
+            let hr = unsafe { dmls_device_create(ptr::null(), ptr::null_mut()) };
+            assert_eq!(hr, E_POINTER);
+            let mut buf = [0x55u8; 16];
+            // SAFETY: the buffer holds the size given.
+            let n = unsafe { dmls_get_last_error_message(buf.as_mut_ptr().cast(), buf.len()) };
+            // Where the message is gone already: none (else the one just set).
+            assert!(n == 0 || last_error().contains("dmls_device_create"), "{n}");
+        }
+    }
+    thread_local! {
+        static CALLS_ON_DROP: CallsOnDrop = const { CallsOnDrop };
+    }
+    let ran = std::thread::spawn(|| {
+        // Registered first, so destroyed after the message, which the failing call below
+        // registers (thread-locals are destroyed in the reverse order).
+        CALLS_ON_DROP.with(|_| ());
+        // SAFETY: the desc and the out-pointer are NULL.
+        let hr = unsafe { dmls_device_create(ptr::null(), ptr::null_mut()) };
+        assert_eq!(hr, E_POINTER);
+        assert!(!last_error().is_empty());
+    })
+    .join();
+    assert!(ran.is_ok());
+}
+
 #[test]
 fn desc_is_copied_at_creation() {
     let dev = Device::newest();

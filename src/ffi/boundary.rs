@@ -13,21 +13,35 @@ thread_local! {
     static LAST_ERROR: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
+// The message is reached with `try_with`: a `dmls_` call made while the thread exits, from a
+// destructor that runs after the message's own, then keeps no message instead of panicking
+// outside `catch_unwind` (which would abort the process).
+
 fn set_error(message: &str) {
-    LAST_ERROR.with(|e| {
-        let mut e = e.borrow_mut();
-        e.clear();
-        e.push_str(message);
+    let _ = LAST_ERROR.try_with(|e| {
+        if let Ok(mut e) = e.try_borrow_mut() {
+            e.clear();
+            e.push_str(message);
+        }
     });
 }
 
 fn clear_error() {
-    LAST_ERROR.with(|e| e.borrow_mut().clear());
+    let _ = LAST_ERROR.try_with(|e| {
+        if let Ok(mut e) = e.try_borrow_mut() {
+            e.clear();
+        }
+    });
 }
 
-/// Runs `f` on the calling thread's last error message (empty after a success).
+/// Runs `f` on the calling thread's last error message (empty after a success, and while the
+/// thread exits once the message is gone).
 pub(super) fn with_last_error<R>(f: impl FnOnce(&str) -> R) -> R {
-    LAST_ERROR.with(|e| f(&e.borrow()))
+    // (A copy: this is not a hot path, and `f` then runs outside the thread-local's access.)
+    let message = LAST_ERROR
+        .try_with(|e| e.borrow().clone())
+        .unwrap_or_default();
+    f(&message)
 }
 
 #[cfg(feature = "panic-test")]

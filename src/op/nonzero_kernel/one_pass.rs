@@ -331,7 +331,9 @@ pub(super) unsafe fn one_pass_packed<U: OnePassWord>(
             } else {
                 _mm_prefetch::<_MM_HINT_ET0>(d.wrapping_add(PREFETCH_ROWS * 2).cast());
                 _mm512_mask_storeu_epi32(d.cast(), m0, v0);
-                _mm512_mask_storeu_epi32(d.add(16).cast(), m1, v1);
+                // (`wrapping_add`: with 8 rows or fewer the second vector's rows may lie past
+                // the output's end; its mask is then 0 and it writes nothing.)
+                _mm512_mask_storeu_epi32(d.wrapping_add(16).cast(), m1, v1);
             }
         }
     };
@@ -372,10 +374,12 @@ pub(super) unsafe fn one_pass_pairs<U: OnePassWord>(
             _mm_prefetch::<_MM_HINT_ET0>(c0.wrapping_add(PREFETCH_ROWS * 2).cast());
             _mm_prefetch::<_MM_HINT_ET0>(c1.wrapping_add(PREFETCH_ROWS * 2).cast());
             _mm512_mask_storeu_epi32(c0.cast(), m0, t);
-            _mm512_mask_storeu_epi32(c0.add(16).cast(), m1, t);
+            // (`wrapping_add`: the second vectors' rows may lie past the output's end, where
+            // their masks are 0.)
+            _mm512_mask_storeu_epi32(c0.wrapping_add(16).cast(), m1, t);
             _mm512_mask_storeu_epi32(c1.cast(), m0, _mm512_permutexvar_epi32(spread[0], x));
             _mm512_mask_storeu_epi32(
-                c1.add(16).cast(),
+                c1.wrapping_add(16).cast(),
                 m1,
                 _mm512_permutexvar_epi32(spread[1], x),
             );
@@ -424,8 +428,9 @@ pub(super) unsafe fn one_pass_column<U: OnePassWord>(
             } else {
                 let (m0, m1) = row_masks(n, 0b01);
                 _mm512_mask_storeu_epi32(d.cast(), m0, _mm512_permutexvar_epi32(spread[0], x));
+                // (`wrapping_add`: see `one_pass_pairs`.)
                 _mm512_mask_storeu_epi32(
-                    d.add(16).cast(),
+                    d.wrapping_add(16).cast(),
                     m1,
                     _mm512_permutexvar_epi32(spread[1], x),
                 );

@@ -6,7 +6,7 @@
 //! case) lowers the level, so the tests can run every path on one machine. Another value is
 //! reported once on stderr and changes nothing.
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 /// An instruction-set level, lowest first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -131,7 +131,8 @@ impl Isa {
         self.level >= Level::Avx2
     }
 
-    /// True when AVX-512 F, BW, VL and VBMI2 may be used (and everything AVX2 allows).
+    /// True when AVX-512 F, BW, VL and VBMI2, and BMI2, may be used (and everything AVX2
+    /// allows).
     #[inline(always)]
     pub fn has_avx512(self) -> bool {
         self.level == Level::Avx512
@@ -141,14 +142,18 @@ impl Isa {
 /// Says once per process, on stderr, that `DMLS_SIMD` holds a value that is not a level: a typo
 /// must not pass for a lowered level.
 fn warn_unknown(value: &str) {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        eprintln!(
+    use std::io::Write as _;
+    // (An atomic, not a `Once`: a child forked while another thread warned would wait for
+    // that thread forever. Not `eprintln!`, which panics where standard error is closed.)
+    static WARNED: AtomicBool = AtomicBool::new(false);
+    if !WARNED.swap(true, Ordering::Relaxed) {
+        let _ = writeln!(
+            std::io::stderr(),
             "directml_subset: DMLS_SIMD={value:?} is not portable, sse2, avx2 or avx512 (in any \
              case); ignored, the kernels use the best level this CPU has ({})",
             best_level().name()
         );
-    });
+    }
 }
 
 fn best_level() -> Level {
