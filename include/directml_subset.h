@@ -13,6 +13,10 @@
  * DIRECTML_H is defined, this header declares only the dmls_ layer; the dmls_ functions take
  * DirectML.h's own structs, and a host pointer goes in DML_BUFFER_BINDING.Buffer cast to
  * ID3D12Resource *. Including DirectML.h after this header stops the compile with a message.
+ * DirectML.h declares what it has for its DML_TARGET_VERSION (a Windows SDK target can set it
+ * as low as 0x1000); this header needs 0x2000 (DML_FEATURE_LEVEL), DirectML's operators need
+ * 0x3000 (NONZERO_COORDINATES) and 0x5100 (DIAGONAL_MATRIX1). Define
+ * DML_TARGET_VERSION_USE_LATEST, or DML_TARGET_VERSION, before including DirectML.h.
  */
 
 #ifndef DIRECTML_SUBSET_H
@@ -23,6 +27,9 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#if defined(DIRECTML_H) && DML_TARGET_VERSION < 0x2000
+#error "directml_subset.h beside DirectML.h needs DML_TARGET_VERSION 0x2000 or higher (DML_FEATURE_LEVEL): define DML_TARGET_VERSION_USE_LATEST or DML_TARGET_VERSION before including DirectML.h"
+#endif
 #if !defined(DIRECTML_H)
 /* Windows' scalar types, which DirectML descs are written with. (Beside the real DirectML.h,
    that is when DIRECTML_H is defined, they come from the platform, as do the HRESULT values.) */

@@ -9,6 +9,13 @@
 
 #include "../directml_subset.h"
 
+/* Beside the real DirectML.h, the wrapper needs the operators it wraps, which DirectML.h declares
+   from DML_TARGET_VERSION 0x5100 (DIAGONAL_MATRIX1). (UINT4 and INT4 come at 0x6300; the wrapper
+   does without them below that.) */
+#if defined(DIRECTML_H) && DML_TARGET_VERSION < 0x5100
+#error "directml_subset.hpp beside DirectML.h needs DML_TARGET_VERSION 0x5100 or higher (DML_OPERATOR_DIAGONAL_MATRIX1): define DML_TARGET_VERSION_USE_LATEST or DML_TARGET_VERSION before including DirectML.h"
+#endif
+
 #include <cstdint>
 #include <type_traits>
 
@@ -74,8 +81,10 @@ inline const char *data_type_name(DML_TENSOR_DATA_TYPE type) noexcept {
     case DML_TENSOR_DATA_TYPE_FLOAT64: return "DML_TENSOR_DATA_TYPE_FLOAT64";
     case DML_TENSOR_DATA_TYPE_UINT64: return "DML_TENSOR_DATA_TYPE_UINT64";
     case DML_TENSOR_DATA_TYPE_INT64: return "DML_TENSOR_DATA_TYPE_INT64";
+#if !defined(DIRECTML_H) || DML_TARGET_VERSION >= 0x6300
     case DML_TENSOR_DATA_TYPE_UINT4: return "DML_TENSOR_DATA_TYPE_UINT4";
     case DML_TENSOR_DATA_TYPE_INT4: return "DML_TENSOR_DATA_TYPE_INT4";
+#endif
     default: return "DML_TENSOR_DATA_TYPE_UNKNOWN";
     }
 }

@@ -2,7 +2,8 @@
 // in DirectML's documentation (identifiers and values from docs/directml-identifiers.tsv). Like
 // the real header it is C++ only (enums used as type names), opens with the include guard
 // DIRECTML_H, includes d3d12.h, declares the constants as static const UINT first, and has
-// ID3D12Resource *Buffer in DML_BUFFER_BINDING.
+// ID3D12Resource *Buffer in DML_BUFFER_BINDING. Like it, it declares what the library's headers
+// and tests use only from the DML_TARGET_VERSION that has it (0x6400 unless defined before).
 #ifndef DIRECTML_H
 #define DIRECTML_H
 #pragma once
@@ -16,7 +17,9 @@
 #endif
 
 static const UINT DML_TENSOR_DIMENSION_COUNT_MAX = 5;
+#if DML_TARGET_VERSION >= 0x3000
 static const UINT DML_TENSOR_DIMENSION_COUNT_MAX1 = 8;
+#endif
 static const UINT DML_TEMPORARY_BUFFER_ALIGNMENT = 256;
 static const UINT DML_PERSISTENT_BUFFER_ALIGNMENT = 256;
 static const UINT DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT = 16;
@@ -38,8 +41,10 @@ enum DML_TENSOR_DATA_TYPE
     DML_TENSOR_DATA_TYPE_FLOAT64 = 9,
     DML_TENSOR_DATA_TYPE_UINT64 = 10,
     DML_TENSOR_DATA_TYPE_INT64 = 11,
+#if DML_TARGET_VERSION >= 0x6300
     DML_TENSOR_DATA_TYPE_UINT4 = 12,
     DML_TENSOR_DATA_TYPE_INT4 = 13,
+#endif
 };
 
 enum DML_TENSOR_TYPE
@@ -166,7 +171,9 @@ enum DML_OPERATOR_TYPE
     DML_OPERATOR_ACTIVATION_SHRINK = 90,
     DML_OPERATOR_MAX_POOLING1 = 91,
     DML_OPERATOR_MAX_UNPOOLING = 92,
+#if DML_TARGET_VERSION >= 0x2000
     DML_OPERATOR_DIAGONAL_MATRIX = 93,
+#endif
     DML_OPERATOR_SCATTER_ELEMENTS = 94,
     DML_OPERATOR_SCATTER = DML_OPERATOR_SCATTER_ELEMENTS,
     DML_OPERATOR_ONE_HOT = 95,
@@ -207,7 +214,9 @@ enum DML_OPERATOR_TYPE
     DML_OPERATOR_AVERAGE_POOLING_GRAD = 130,
     DML_OPERATOR_MAX_POOLING_GRAD = 131,
     DML_OPERATOR_RANDOM_GENERATOR = 132,
+#if DML_TARGET_VERSION >= 0x3000
     DML_OPERATOR_NONZERO_COORDINATES = 133,
+#endif
     DML_OPERATOR_RESAMPLE_GRAD = 134,
     DML_OPERATOR_SLICE_GRAD = 135,
     DML_OPERATOR_ADAM_OPTIMIZER = 136,
@@ -237,7 +246,9 @@ enum DML_OPERATOR_TYPE
     DML_OPERATOR_ACTIVATION_HARDMAX1 = 160,
     DML_OPERATOR_RESAMPLE2 = 161,
     DML_OPERATOR_RESAMPLE_GRAD1 = 162,
+#if DML_TARGET_VERSION >= 0x5100
     DML_OPERATOR_DIAGONAL_MATRIX1 = 163,
+#endif
     DML_OPERATOR_MULTIHEAD_ATTENTION = 164,
     DML_OPERATOR_LP_POOLING1 = 165,
     DML_OPERATOR_AVERAGE_POOLING1 = 166,
@@ -254,6 +265,7 @@ enum DML_OPERATOR_TYPE
     DML_OPERATOR_UNFOLD = 177,
 };
 
+#if DML_TARGET_VERSION >= 0x2100
 union DML_SCALAR_UNION
 {
     BYTE   Bytes[8];
@@ -268,6 +280,7 @@ union DML_SCALAR_UNION
     FLOAT  Float32;
     DOUBLE Float64;
 };
+#endif
 
 struct DML_OPERATOR_DESC
 {
@@ -275,20 +288,25 @@ struct DML_OPERATOR_DESC
     const void* Desc;
 };
 
+#if DML_TARGET_VERSION >= 0x2000
 struct DML_DIAGONAL_MATRIX_OPERATOR_DESC
 {
     const DML_TENSOR_DESC* OutputTensor;
     INT Offset;
     FLOAT Value;
 };
+#endif
 
+#if DML_TARGET_VERSION >= 0x3000
 struct DML_NONZERO_COORDINATES_OPERATOR_DESC
 {
     const DML_TENSOR_DESC* InputTensor;
     const DML_TENSOR_DESC* OutputCountTensor;
     const DML_TENSOR_DESC* OutputCoordinatesTensor;
 };
+#endif
 
+#if DML_TARGET_VERSION >= 0x5100
 struct DML_DIAGONAL_MATRIX1_OPERATOR_DESC
 {
     const DML_TENSOR_DESC* InputTensor;
@@ -298,13 +316,17 @@ struct DML_DIAGONAL_MATRIX1_OPERATOR_DESC
     INT DiagonalFillBegin;
     INT DiagonalFillEnd;
 };
+#endif
 
 enum DML_FEATURE
 {
     DML_FEATURE_TENSOR_DATA_TYPE_SUPPORT = 0,
+#if DML_TARGET_VERSION >= 0x2000
     DML_FEATURE_FEATURE_LEVELS = 1,
+#endif
 };
 
+#if DML_TARGET_VERSION >= 0x2000
 enum DML_FEATURE_LEVEL
 {
     DML_FEATURE_LEVEL_1_0 = 0x1000,
@@ -323,6 +345,7 @@ enum DML_FEATURE_LEVEL
     DML_FEATURE_LEVEL_6_3 = 0x6300,
     DML_FEATURE_LEVEL_6_4 = 0x6400,
 };
+#endif
 
 struct DML_FEATURE_QUERY_TENSOR_DATA_TYPE_SUPPORT
 {
@@ -334,6 +357,7 @@ struct DML_FEATURE_DATA_TENSOR_DATA_TYPE_SUPPORT
     BOOL IsSupported;
 };
 
+#if DML_TARGET_VERSION >= 0x2000
 struct DML_FEATURE_QUERY_FEATURE_LEVELS
 {
     UINT RequestedFeatureLevelCount;
@@ -344,6 +368,7 @@ struct DML_FEATURE_DATA_FEATURE_LEVELS
 {
     DML_FEATURE_LEVEL MaxSupportedFeatureLevel;
 };
+#endif
 
 enum DML_BINDING_TYPE
 {
