@@ -55,6 +55,11 @@ class Device(_Closable):
         # Operators already created for a layout (see _operators.OPERATOR_CACHE_SIZE), dropped on close.
         self._ops = {}
         self._ops_lock = threading.Lock()
+        # Calls that use the handle now (operator creations, feature queries), and the handle
+        # that `close` left for the last of them to release (the library's rule: releasing a
+        # device must not overlap another call on it). Both under `_ops_lock`.
+        self._users = 0
+        self._pending = None
         _live_devices.add(self)
         level = _parse_level(feature_level)
         threads = operator.index(threads)
@@ -75,15 +80,36 @@ class Device(_Closable):
             raise ValueError("the device is closed")
         return self._handle
 
+    def _use(self, call):
+        """`call(handle)` with the device's handle, which a `close` meanwhile does not release
+        (the last call in flight does, once it returns)."""
+        with self._ops_lock:
+            h = self._handle
+            if h is None:
+                raise ValueError("the device is closed")
+            self._users += 1
+        try:
+            return call(h)
+        finally:
+            with self._ops_lock:
+                self._users -= 1
+                pending = self._pending if self._users == 0 else None
+                if pending is not None:
+                    self._pending = None
+            if pending is not None:
+                self._release(pending)
+
     def _query(self, feature, query, support):
         _check(
-            lib.dmls_device_check_feature_support(
-                self._h(),
-                feature,
-                ctypes.sizeof(query),
-                ctypes.byref(query),
-                ctypes.sizeof(support),
-                ctypes.byref(support),
+            self._use(
+                lambda h: lib.dmls_device_check_feature_support(
+                    h,
+                    feature,
+                    ctypes.sizeof(query),
+                    ctypes.byref(query),
+                    ctypes.sizeof(support),
+                    ctypes.byref(support),
+                )
             ),
             "dmls_device_check_feature_support",
         )
@@ -116,10 +142,17 @@ class Device(_Closable):
 
     def close(self) -> None:
         """Releases the device and its cached operators (calls in flight keep what they need
-        alive)."""
-        h, self._handle = self._handle, None
+        alive: an execution its operator, an operator creation or a feature query the device,
+        which the last of them releases). Closing the default device makes the functions
+        create a new one when next called without ``device=``."""
+        global _default
+        if self is _default:
+            _default = None
         with self._ops_lock:
+            h, self._handle = self._handle, None
             self._ops = {}
+            if h is not None and self._users:
+                self._pending, h = h, None
         if h is not None:
             self._release(h)
 
@@ -157,6 +190,11 @@ def _after_fork_in_child():
     _default_lock = threading.Lock()
     for device in list(_live_devices):
         device._ops_lock = threading.Lock()
+        # The calls in flight were the parent's other threads: none is here to finish.
+        device._users = 0
+        pending, device._pending = device._pending, None
+        if pending is not None:
+            device._release(pending)
 
 
 if hasattr(os, "register_at_fork"):
@@ -164,7 +202,8 @@ if hasattr(os, "register_at_fork"):
 
 
 def default_device() -> Device:
-    """The shared device the functions use without ``device=``: newest level, extensions on."""
+    """The shared device the functions use without ``device=``: newest level, extensions on
+    (made on first use, and again after it was closed)."""
     global _default
     if _default is not None:
         return _default
@@ -172,6 +211,13 @@ def default_device() -> Device:
         if _default is None:
             _default = Device(extensions=True)
         return _default
+
+
+def _apart(x, out, where):
+    # The library refuses outputs whose bytes overlap an input's (E_INVALIDARG); said here as
+    # the other `out` errors are.
+    if np.may_share_memory(x, out):
+        raise ValueError(f"{where}: out overlaps x (the coordinates would be written over the input)")
 
 
 def _device(device):
@@ -229,6 +275,7 @@ def nonzero_coordinates(
     out_dt = C.DT_UINT64 if x.size * max(columns, 1) > C.UINT32_MAX else C.DT_UINT32
     if out is not None:
         _rows_out(out, (x.size, columns), T.NUMPY_TYPES[out_dt], "C", where)
+        _apart(x, out, where)
     if x.size == 0:
         # The library is not called: its rule on columns, checked here.
         rank = x.ndim - next((i for i, s in enumerate(x.shape) if s != 1), x.ndim)
@@ -274,6 +321,7 @@ def onnx_nonzero(x: ArrayLike, device: Optional[Device] = None, out: Optional[np
     ndim = x.ndim
     if out is not None:
         _rows_out(out, (ndim, x.size), np.int64, "F", where)
+        _apart(x, out, where)
     if ndim == 0:
         count = _onnx_coords(device, x.reshape(1), dt, where).shape[1]
         return np.zeros((0, count), np.int64) if out is None else out[:, :count]
@@ -357,7 +405,9 @@ def diagonal_matrix(
         if a is not None:
             _check_array(a, name, shape, dtype, where)
     value = _scalar(value, dtype, where)
-    if 0 in shape:
+    # (An empty shape of another rank goes on to the library, which refuses it as it refuses
+    # a non-empty one.)
+    if 0 in shape and 2 <= len(shape) <= 4:
         return out if out is not None else np.empty(shape, dtype)
     T.check_sizes(shape, where)
     return _diagonal1(device, dt, shape, dtype, begin, end, value, input, out, where)

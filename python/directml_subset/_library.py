@@ -26,6 +26,11 @@ class DirectMLError(RuntimeError):
         self.name = C.HRESULT_NAMES.get(self.hresult, f"HRESULT 0x{self.hresult:08X}")
         super().__init__(f"{message} ({function} returned {self.name}, 0x{self.hresult:08X})")
 
+    def __reduce__(self):
+        # Rebuilt from its three arguments (pickle, copy): an error raised in a
+        # multiprocessing worker reaches the parent as itself.
+        return (type(self), (self.hresult, self.message, self.function))
+
 
 def _check(hr, function):
     if hr < 0:

@@ -20,7 +20,7 @@ class _Operator(_Closable):
         op_desc = C.DML_OPERATOR_DESC(op_type, ctypes.addressof(desc))
         h = ctypes.c_void_p()
         _check(
-            lib.dmls_device_create_operator(device._h(), ctypes.byref(op_desc), ctypes.byref(h)),
+            device._use(lambda d: lib.dmls_device_create_operator(d, ctypes.byref(op_desc), ctypes.byref(h))),
             "dmls_device_create_operator",
         )
         self.handle = h
@@ -112,7 +112,8 @@ def _prepared(device, key, make):
     op = make()
     with device._ops_lock:
         cache = device._ops
-        if key not in cache:
+        # (Not into the cache of a device closed meanwhile: `close` emptied it.)
+        if key not in cache and device._handle is not None:
             while len(cache) >= OPERATOR_CACHE_SIZE:
                 del cache[next(iter(cache))]
             cache[key] = op

@@ -2,6 +2,8 @@
 
 import ctypes
 import os
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -61,6 +63,95 @@ def test_device_errors():
         dml.Device(threads=-1)
     with pytest.raises(TypeError):
         dml.onnx_nonzero(np.ones(2), device="cpu")
+
+
+def test_errors_survive_pickling():
+    import copy
+    import pickle
+
+    with pytest.raises(DirectMLError) as e:
+        dml.Device(threads=2000)
+    for again in (pickle.loads(pickle.dumps(e.value)), copy.copy(e.value)):
+        assert type(again) is DirectMLError
+        assert (again.hresult, again.message, again.function, str(again)) == (
+            e.value.hresult,
+            e.value.message,
+            e.value.function,
+            str(e.value),
+        )
+
+
+def test_a_closed_default_device_is_made_again():
+    first = dml.default_device()
+    first.close()
+    np.testing.assert_array_equal(dml.trilu(np.ones((2, 3), np.float32)), np.triu(np.ones((2, 3))))
+    second = dml.default_device()
+    assert second is not first and "closed" not in repr(second)
+    assert second is dml.default_device()
+
+
+def test_close_while_other_threads_create_operators_and_query(monkeypatch):
+    # Creations and queries in flight keep the device; the last of them releases it after
+    # close (the library's rule: a release must not overlap another call on the device). The
+    # creations are slowed down, so that close comes while some are in flight.
+    from directml_subset import _operators
+
+    real = _operators.lib
+    in_flight = []
+    lock = threading.Lock()
+
+    class Slow:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def dmls_device_create_operator(self, *args):
+            with lock:
+                in_flight.append(1)
+            try:
+                time.sleep(0.002)
+                return real.dmls_device_create_operator(*args)
+            finally:
+                with lock:
+                    in_flight.pop()
+
+    monkeypatch.setattr(_operators, "lib", Slow())
+    deferred = 0
+    for _ in range(10):
+        d = dml.Device(threads=1)
+        release, released = d._release, []
+
+        def checked_release(h, release=release, released=released):
+            with lock:
+                assert not in_flight, "the device was released during an operator creation"
+            released.append(h)
+            release(h)
+
+        d._release = checked_release
+        started = threading.Event()
+
+        def work(i, d=d, started=started):
+            for n in range(2, 50):
+                started.set()
+                try:
+                    d.trilu(np.ones((2, n + 100 * i), np.float32))  # a new layout: a new operator
+                    d.supports_data_type(np.float32)
+                except ValueError as e:
+                    assert "closed" in str(e)
+                    return
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(3)]
+        for t in threads:
+            t.start()
+        started.wait()
+        time.sleep(0.003)
+        d.close()
+        deferred += d._pending is not None
+        for t in threads:
+            t.join()
+        assert len(released) == 1 and d._users == 0 and d._pending is None and d._ops == {}
+        with pytest.raises(ValueError, match="closed"):
+            d.trilu(np.ones((2, 2), np.float32))
+    assert deferred > 0, "close never came while a creation was in flight"
 
 
 def test_unknown_flag_bits_are_rejected_by_the_library():

@@ -273,6 +273,11 @@ def test_empty(shape, dtype):
     assert dml.trilu(a.astype(np.dtype(dtype).newbyteorder("S"))).dtype == np.dtype(dtype)  # native
     assert dml.eye_like(a).dtype == np.dtype(dtype)
     assert dml.eye_like(a, dtype=np.float32).dtype == np.float32
+    if len(shape) > 4:
+        # DirectML's operator exactly: 2 to 4 dimensions, empty or not.
+        with pytest.raises(DirectMLError, match="DimensionCount is 5, must be 2 to 4"):
+            dml.diagonal_matrix(shape, dtype, 0, 1)
+        return
     r = dml.diagonal_matrix(shape, dtype, 0, 1)
     assert r.shape == shape and r.dtype == np.dtype(dtype)
     out = np.zeros(shape, dtype)

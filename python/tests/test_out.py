@@ -268,6 +268,15 @@ def test_wrong_nonzero_out_is_refused():
     ro.flags.writeable = False
     with pytest.raises(ValueError, match="nonzero_coordinates: out is read-only"):
         dml.nonzero_coordinates(x, out=ro)
+    # An out whose bytes hold the input too.
+    buf = np.ones((12, 2), np.uint32)
+    inside = buf.reshape(-1)[:12].view(np.float32).reshape(3, 4)
+    with pytest.raises(ValueError, match="nonzero_coordinates: out overlaps x"):
+        dml.nonzero_coordinates(inside, out=buf)
+    fbuf = np.ones((2, 12), np.int64, order="F")
+    finside = fbuf.reshape(-1, order="F")[:12].view(np.float64).reshape(3, 4)
+    with pytest.raises(ValueError, match="onnx_nonzero: out overlaps x"):
+        dml.onnx_nonzero(finside, out=fbuf)
 
 
 def test_methods_take_out(rng):
