@@ -94,6 +94,16 @@ void tensor_descs() {
 
     EXPECT_ERROR(dmls::tensor_desc bad(DML_TENSOR_DATA_TYPE_FLOAT32, {2, 2}, {1}), E_INVALIDARG,
                  "one stride per size");
+    // The helper checks the strides' count too (the library would read three from one).
+    const std::vector<std::uint32_t> one_stride{1};
+    EXPECT_ERROR(dmls::calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE_FLOAT32, {2, 3, 4}, &one_stride),
+                 E_INVALIDARG, "3 sizes but 1 strides");
+    const std::vector<std::uint32_t> three_strides{12, 4, 1};
+    CHECK(dmls::calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE_FLOAT32, {2, 3, 4}, &three_strides) == 96);
+    // A packed stride past 32 bits is refused, not cut (2 x 65536 x 65536 bytes: 2^32).
+    EXPECT_ERROR(dmls::tensor_desc::packed_strides({2, 65536, 65536}), E_INVALIDARG,
+                 "packed stride of dimension 0 is 4294967296");
+    CHECK((dmls::tensor_desc::packed_strides({65536, 65536}) == std::vector<std::uint32_t>{65536, 1}));
 
     // Copies and moves point into themselves, never into the original.
     dmls::tensor_desc copy = s;

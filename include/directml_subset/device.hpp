@@ -227,7 +227,14 @@ public:
     op create_operator(const DML_OPERATOR_DESC &desc) const {
         dmls_operator *handle = nullptr;
         check(dmls_device_create_operator(handle_, &desc, &handle));
-        return op(handle, slot_types::of(desc));
+        // The desc's tensor types, read once the library has checked it (an allocation that
+        // throws must not leak the operator).
+        try {
+            return op(handle, slot_types::of(desc));
+        } catch (...) {
+            dmls_operator_release(handle);
+            throw;
+        }
     }
 
     op create_operator(const nonzero_coordinates_desc &d) const {

@@ -20,10 +20,16 @@
 
 namespace dmls {
 
-/// DMLCalcBufferTensorSize (64-bit): bytes a buffer tensor needs; 0 for an unknown type.
+/// DMLCalcBufferTensorSize (64-bit): bytes a buffer tensor needs; 0 for an unknown type. Throws
+/// dmls::error (E_INVALIDARG) when `strides` is given without one stride per size.
 inline std::uint64_t calc_buffer_tensor_size(DML_TENSOR_DATA_TYPE type,
                                              const std::vector<std::uint32_t> &sizes,
                                              const std::vector<std::uint32_t> *strides = nullptr) {
+    if (strides && strides->size() != sizes.size()) {
+        throw error(E_INVALIDARG, "dmls::calc_buffer_tensor_size: " + std::to_string(sizes.size()) +
+                                      " sizes but " + std::to_string(strides->size()) +
+                                      " strides; one stride per size is needed");
+    }
     return dmls_calc_buffer_tensor_size(type, static_cast<std::uint32_t>(sizes.size()), sizes.data(),
                                         strides ? strides->data() : nullptr);
 }
@@ -71,11 +77,18 @@ public:
         return *this;
     }
 
-    /// The packed (row-major) strides of `sizes`: the last is 1.
+    /// The packed (row-major) strides of `sizes`: the last is 1. Throws dmls::error
+    /// (E_INVALIDARG) where one does not fit DirectML's 32-bit strides (a packed tensor that
+    /// large has no strides to give: its desc leaves Strides NULL).
     static std::vector<std::uint32_t> packed_strides(const std::vector<std::uint32_t> &sizes) {
         std::vector<std::uint32_t> strides(sizes.size());
         std::uint64_t stride = 1;
         for (std::size_t i = sizes.size(); i-- > 0;) {
+            if (stride > UINT32_MAX) {
+                throw error(E_INVALIDARG, "dmls::tensor_desc: the packed stride of dimension " +
+                                              std::to_string(i) + " is " + std::to_string(stride) +
+                                              ", more than DirectML's 32-bit strides hold");
+            }
             strides[i] = static_cast<std::uint32_t>(stride);
             stride *= sizes[i];
         }
@@ -87,7 +100,7 @@ public:
     const std::vector<std::uint32_t> &sizes() const noexcept { return sizes_; }
     /// True when strides were given (DML_BUFFER_TENSOR_DESC.Strides is then non-NULL).
     bool has_strides() const noexcept { return has_strides_; }
-    /// The strides given, or the packed strides.
+    /// The strides given, or the packed strides (which throw where one does not fit 32 bits).
     std::vector<std::uint32_t> strides() const { return has_strides_ ? strides_ : packed_strides(sizes_); }
     /// The number of elements (the product of the sizes).
     std::uint64_t element_count() const noexcept {
