@@ -81,8 +81,9 @@ impl core::fmt::Debug for Device {
 
 impl Device {
     /// Creates a device. Unknown feature levels and flags are `InvalidArg`; a well-formed level
-    /// above 6_4 is `Unsupported`. Messages name the [`DeviceOptions`] field at fault
-    /// (`"thread_count is 2000, at most 1024"`).
+    /// above 6_4 is `Unsupported`; `OutOfMemory` when its own pool's threads cannot be started.
+    /// Messages name the [`DeviceOptions`] field at fault (`"thread_count is 2000, at most
+    /// 1024"`).
     pub fn new(options: &DeviceOptions) -> Result<Device> {
         let level = level::resolve(options.feature_level)?;
         if options.flags & !DMLS_DEVICE_FLAG_EXTENSIONS != 0 {
@@ -230,7 +231,9 @@ impl Operator {
     /// (see the C API's binding table). Each slice holds at least the tensor's
     /// `TotalTensorSizeInBytes` and starts aligned to the element size (and to the desc's
     /// `GuaranteedBaseOffsetAlignment`, when it gives one). Only output elements are written,
-    /// and nothing is written when an error is returned.
+    /// and nothing is written when an error is returned: `InvalidArg` for bindings that break
+    /// these rules, `OutOfMemory` when the execution's scratch (a bitmask chunk of a large
+    /// NONZERO_COORDINATES input) or the device's threads on their first use cannot be had.
     pub fn execute(&self, inputs: &[Input<'_>], outputs: &mut [&mut [u8]]) -> Result<()> {
         self.plan
             .execute(inputs, outputs, self.device.threads.workers())

@@ -24,7 +24,7 @@ pub enum Error {
     /// An allocation failed (`E_OUTOFMEMORY`).
     #[error("{0}")]
     OutOfMemory(String),
-    /// An internal fault, such as a caught panic (`E_FAIL`).
+    /// An internal fault (`E_FAIL`): through the C API, a panic caught at the boundary.
     #[error("{0}")]
     Internal(String),
 }
@@ -70,8 +70,9 @@ impl Error {
     }
 }
 
-/// The library's result type.
-pub type Result<T> = core::result::Result<T, Error>;
+/// The library's result type (`E` is [`Error`] unless given, so that a glob import of the crate
+/// does not take `Result<T, E>` from the prelude).
+pub type Result<T, E = Error> = core::result::Result<T, E>;
 
 /// `Err(Error::InvalidArg(format!(...)))`.
 macro_rules! invalid {

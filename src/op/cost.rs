@@ -539,8 +539,12 @@ fn forced() -> bool {
     match FORCED.load(Ordering::Relaxed) {
         0 => {
             let on = std::env::var_os("DMLS_PARALLEL").is_some_and(|v| v == "always");
-            FORCED.store(1 + u8::from(on), Ordering::Relaxed);
-            on
+            // (A `force_parallel` meanwhile wins.)
+            match FORCED.compare_exchange(0, 1 + u8::from(on), Ordering::Relaxed, Ordering::Relaxed)
+            {
+                Ok(_) => on,
+                Err(now) => now == 2,
+            }
         }
         f => f == 2,
     }

@@ -126,6 +126,11 @@ impl Plan {
                              (in place needs the same data type, sizes and strides)"
                         );
                     }
+                    // The input is the output's memory: its own total must fit there too, as
+                    // a C caller's binding of the input must hold it.
+                    if let Some(out) = outputs.first() {
+                        check_slice(op, name, out, l)?;
+                    }
                 }
             }
         }

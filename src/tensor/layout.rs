@@ -85,6 +85,12 @@ impl Layout {
                 dims = desc.dimension_count
             );
         }
+        if let Some(given) = desc.stride_count_mismatch() {
+            return invalid!(
+                "{op}: {tensor} has {given} Strides for DimensionCount {dims}; one stride per \
+                 size is needed"
+            );
+        }
         let sizes = desc.sizes();
         let mut elements: u64 = 1;
         for (i, &s) in sizes.iter().enumerate() {
@@ -130,11 +136,17 @@ impl Layout {
             );
         }
         if !total.is_multiple_of(4) {
-            return invalid!(
-                "{op}: {tensor} TotalTensorSizeInBytes is {total}, must be a multiple of 4; round it \
-                 up to {}",
-                total.div_ceil(4) * 4
-            );
+            return match total.checked_next_multiple_of(4) {
+                Some(up) => invalid!(
+                    "{op}: {tensor} TotalTensorSizeInBytes is {total}, must be a multiple of 4; \
+                     round it up to {up}"
+                ),
+                None => invalid!(
+                    "{op}: {tensor} TotalTensorSizeInBytes is {total}, must be a multiple of 4 \
+                     (and at most {})",
+                    isize::MAX
+                ),
+            };
         }
         if usize::try_from(total).is_err() || total > isize::MAX as u64 {
             return invalid!(

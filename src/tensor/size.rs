@@ -6,12 +6,19 @@ use crate::dml::DML_TENSOR_DATA_TYPE;
 
 /// DirectMLX's `DMLCalcBufferTensorSize`, computed in 64 bits with overflow checks: the bytes a
 /// tensor of this type, sizes and (optional) strides spans, rounded up to a multiple of 4.
-/// `None` when the computation overflows 64 bits.
+/// `None` when the computation overflows 64 bits, for 0 or more than 8 sizes, and for strides
+/// that are not one per size (as `dmls_calc_buffer_tensor_size` answers 0).
 pub fn calc_buffer_tensor_size(
     data_type: DataType,
     sizes: &[u32],
     strides: Option<&[u32]>,
 ) -> Option<u64> {
+    if sizes.is_empty()
+        || sizes.len() > super::desc::MAX_DIMS
+        || strides.is_some_and(|s| s.len() != sizes.len())
+    {
+        return None;
+    }
     calc_size_bits(data_type.raw(), sizes, strides)
 }
 

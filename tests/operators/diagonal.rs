@@ -231,3 +231,34 @@ fn diagonal_matrix_conversions_and_levels() {
         }
     }
 }
+
+/// The safe API's in place: the input's own TotalTensorSizeInBytes must fit in the output's
+/// memory, as a C caller's input binding must hold it.
+#[test]
+fn rust_in_place_checks_the_inputs_total_too() {
+    use directml_subset::{DataType, Error, Input, TensorDesc};
+    let dev = rust_device(1);
+    let output = TensorDesc::new(DataType::Float32, &[4, 5]);
+    let input = TensorDesc::new(DataType::Float32, &[4, 5]).total_size(1 << 20);
+    let op = dev
+        .create_operator(&diagonal1_op(Some(input), output, [0; 8], i32::MIN, 1))
+        .expect("create");
+    #[repr(align(16))]
+    struct Aligned([u8; 80]);
+    let mut aligned = Aligned([0x55; 80]);
+    let buf = &mut aligned.0;
+    let err = op
+        .execute(&[Input::InPlace], &mut [&mut buf[..]])
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidArg(m) if m.contains("InputTensor is bound to 80 bytes")),
+        "{err}"
+    );
+    assert!(buf.iter().all(|&b| b == 0x55), "nothing written");
+    // With the input's total as the output's, in place runs.
+    let same = dev
+        .create_operator(&diagonal1_op(Some(output), output, [0; 8], i32::MIN, 1))
+        .expect("create");
+    same.execute(&[Input::InPlace], &mut [&mut buf[..]])
+        .expect("in place");
+}

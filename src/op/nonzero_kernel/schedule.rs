@@ -163,7 +163,7 @@ pub(super) fn drive<U: Word>(
     // Parts start on a bitmask word, so the words a part's count keeps are its own.
     assert_eq!(split.part % 64, 0, "{OP}: parts of whole bitmask words");
     let t = std::time::Instant::now();
-    let total = if m * U::SIZE as u64 <= slots_max() * workers.threads as u64 {
+    let total = if m * U::SIZE as u64 <= slots_max().saturating_mul(workers.threads as u64) {
         parallel_slots(src, rows, &split, workers)?
     } else {
         parallel(src, rows, &split, workers)?

@@ -86,7 +86,12 @@ impl Isa {
                 Level::Avx512
             }
         };
-        Isa::force(cap)
+        let isa = Isa::at_most(cap);
+        // (A level forced meanwhile wins: `detect` then reads it.)
+        match ISA.compare_exchange(0, isa.level as u8, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => isa,
+            Err(_) => Isa::detect(),
+        }
     }
 
     /// Sets the level of this process from now on: the best the CPU has that is not above

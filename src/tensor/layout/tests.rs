@@ -154,6 +154,51 @@ fn overflow() {
 }
 
 #[test]
+fn strides_are_one_per_size() {
+    // Fewer or more strides than sizes: refused, not padded with zeros (a silent broadcast).
+    for strides in [&[4u32][..], &[], &[4, 1, 1]] {
+        let err = layout(&[2, 4], Some(strides)).unwrap_err();
+        assert!(
+            err.to_string().contains(&format!(
+                "has {} Strides for DimensionCount 2; one stride per size is needed",
+                strides.len()
+            )),
+            "{err}"
+        );
+        let desc = TensorDesc::with_strides(DataType::Float32, &[2, 4], strides);
+        assert_eq!(desc.implied_size(), 0);
+        assert_eq!(
+            calc_buffer_tensor_size(DataType::Float32, &[2, 4], Some(strides)),
+            None
+        );
+    }
+    assert!(ok(&[2, 4], Some(&[4, 1])).packed);
+    // As dmls_calc_buffer_tensor_size: 0 or more than 8 sizes have no size.
+    assert_eq!(calc_buffer_tensor_size(DataType::Float32, &[], None), None);
+    assert_eq!(
+        calc_buffer_tensor_size(DataType::Float32, &[1; 9], None),
+        None
+    );
+    assert_eq!(
+        calc_buffer_tensor_size(DataType::Float32, &[1; 8], None),
+        Some(4)
+    );
+}
+
+#[test]
+fn a_total_size_near_the_top_of_u64_is_refused_with_a_message() {
+    for total in [u64::MAX, u64::MAX - 1, u64::MAX - 2] {
+        let desc = TensorDesc::new(DataType::Float32, &[3, 3]).total_size(total);
+        let err = Layout::validate(&desc, DataType::Float32, CTX, u64::MAX).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("must be a multiple of 4 (and at most"),
+            "{total}: {err}"
+        );
+    }
+}
+
+#[test]
 fn same_elements_ignores_what_was_proven_and_bytes_past_the_elements() {
     // Interleaved rows: an output passes the exact search, an input only the quick test.
     let input = ok(&[2, 3], Some(&[3, 2]));
