@@ -76,6 +76,7 @@ pack() { tar -C "$out" -czf "$final/results.tar.gz" .; }
   echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null || echo unknown)";
   grep -m1 Cpus_allowed_list /proc/self/status;
   for c in /sys/devices/system/cpu/cpu0/cache/index*; do
+      [ -d "$c" ] || continue
       echo "cache L$(cat "$c/level") $(cat "$c/type") $(cat "$c/size") shared by CPUs $(cat "$c/shared_cpu_list")"
   done 2>/dev/null; } > "$out/machine.txt"
 t0=$(date +%s)

@@ -235,6 +235,17 @@ impl Operator {
     /// these rules, `OutOfMemory` when the execution's scratch (a bitmask chunk of a large
     /// NONZERO_COORDINATES input) or the device's threads on their first use cannot be had.
     pub fn execute(&self, inputs: &[Input<'_>], outputs: &mut [&mut [u8]]) -> Result<()> {
+        self.plan.check_in_place(inputs, outputs)?;
+        self.execute_bound(inputs, outputs)
+    }
+
+    /// [`Operator::execute`] for the C API, which has checked an in-place input against its own
+    /// binding (the output's slice is only the output's total).
+    pub(crate) fn execute_bound(
+        &self,
+        inputs: &[Input<'_>],
+        outputs: &mut [&mut [u8]],
+    ) -> Result<()> {
         self.plan
             .execute(inputs, outputs, self.device.threads.workers())
     }

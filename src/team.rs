@@ -223,25 +223,35 @@ pub(crate) fn window_ns() -> u64 {
     })
 }
 
-/// Nanoseconds on a monotonic clock (from some fixed point: only differences mean anything;
-/// never 0).
+/// Nanoseconds since about the first call in this process, plus one (never 0, which the
+/// callers' stamps use for "never"; a monotonic clock). The first call's clock reading is kept
+/// without a lock ([`Kept`]): threads that race each keep theirs until one is stored, and
+/// their first readings may come out a few microseconds apart (saturating at 1).
 pub(crate) fn now_ns() -> u64 {
-    #[cfg(unix)]
-    {
-        // SAFETY: an all-zero timespec is a valid value to be overwritten.
-        let mut t: libc::timespec = unsafe { core::mem::zeroed() };
-        // SAFETY: `t` is a writable timespec; CLOCK_MONOTONIC exists on every unix the library
-        // builds for (it is what `Instant` reads there).
-        if unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) } == 0 {
-            return (t.tv_sec as u64)
-                .wrapping_mul(1_000_000_000)
-                .wrapping_add(t.tv_nsec as u64)
-                .max(1);
-        }
-    }
-    // (No fork elsewhere: a lock here cannot be inherited held.)
+    static BASE: Kept = Kept::new();
+    let now = clock_ns();
+    now.saturating_sub(BASE.get(|| now)).saturating_add(1)
+}
+
+/// A monotonic clock in nanoseconds from some fixed point.
+#[cfg(unix)]
+fn clock_ns() -> u64 {
+    // SAFETY: an all-zero timespec is a valid value to be overwritten.
+    let mut t: libc::timespec = unsafe { core::mem::zeroed() };
+    // SAFETY: `t` is a writable timespec; CLOCK_MONOTONIC exists on every unix the library
+    // builds for (it is what `Instant` reads there), so the call does not fail.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
+    (t.tv_sec as u64)
+        .wrapping_mul(1_000_000_000)
+        .wrapping_add(t.tv_nsec as u64)
+}
+
+/// A monotonic clock in nanoseconds from some fixed point (no fork here: a lock cannot be
+/// inherited held).
+#[cfg(not(unix))]
+fn clock_ns() -> u64 {
     static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
-    (START.get_or_init(Instant::now).elapsed().as_nanos() as u64).saturating_add(1)
+    START.get_or_init(Instant::now).elapsed().as_nanos() as u64
 }
 
 thread_local! {

@@ -74,9 +74,6 @@ public:
         return of(a.data(), N);
     }
     template <class T, std::size_t N> static binding of(T (&a)[N]) noexcept { return of(&a[0], N); }
-    /// Not of a temporary container, whose memory is gone before the binding is used.
-    template <class T> static binding of(std::vector<T> &&) = delete;
-    template <class T, std::size_t N> static binding of(std::array<T, N> &&) = delete;
 
     DML_BINDING_TYPE type() const noexcept { return type_; }
     /// True for a binding of const memory (binding::bytes or binding::of of a const pointer or

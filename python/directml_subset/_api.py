@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike, DTypeLike
 
 from . import _capi as C
 from . import _tensor as T
-from ._arrays import _addr, _check_array, _empty, _packed_out, _pad_shape, _rows_out
+from ._arrays import _addr, _apart, _check_array, _empty, _packed_out, _pad_shape, _rows_out
 from ._capi import lib
 from ._diagonal import TINY_TRILU, _ZERO, _cache_trilu, _diagonal1, _int32, _make_diagonal, _matrix_args, _run_diagonal1, _scalar, _view_as
 from ._library import _check, _Closable, _parse_level, feature_level_name
@@ -213,13 +213,6 @@ def default_device() -> Device:
         return _default
 
 
-def _apart(x, out, where):
-    # The library refuses outputs whose bytes overlap an input's (E_INVALIDARG); said here as
-    # the other `out` errors are.
-    if np.may_share_memory(x, out):
-        raise ValueError(f"{where}: out overlaps x (the coordinates would be written over the input)")
-
-
 def _device(device):
     if device is None:
         return default_device()
@@ -275,7 +268,7 @@ def nonzero_coordinates(
     out_dt = C.DT_UINT64 if x.size * max(columns, 1) > C.UINT32_MAX else C.DT_UINT32
     if out is not None:
         _rows_out(out, (x.size, columns), T.NUMPY_TYPES[out_dt], "C", where)
-        _apart(x, out, where)
+        _apart(x, out, where)  # the library writes it
     if x.size == 0:
         # The library is not called: its rule on columns, checked here.
         rank = x.ndim - next((i for i, s in enumerate(x.shape) if s != 1), x.ndim)
@@ -321,7 +314,6 @@ def onnx_nonzero(x: ArrayLike, device: Optional[Device] = None, out: Optional[np
     ndim = x.ndim
     if out is not None:
         _rows_out(out, (ndim, x.size), np.int64, "F", where)
-        _apart(x, out, where)
     if ndim == 0:
         count = _onnx_coords(device, x.reshape(1), dt, where).shape[1]
         return np.zeros((0, count), np.int64) if out is None else out[:, :count]
@@ -376,7 +368,7 @@ def diagonal_matrix(
     to nearest (too large gives ±inf). Complex values and non-numbers raise TypeError.
 
     ``out`` (optional) receives the result and is returned; it may be ``input`` itself (the
-    operator runs in place). An empty shape skips the library.
+    operator runs in place). An empty shape of 2 to 4 dimensions skips the library.
     """
     where = "diagonal_matrix"
     device = _default if device is None and _default is not None else _device(device)

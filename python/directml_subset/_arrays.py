@@ -95,6 +95,13 @@ def _pad_shape(shape, dims):
     return (1,) * (dims - len(shape)) + tuple(shape)
 
 
+def _apart(x, out, where):
+    """For an `out` the library writes while it reads `x`: the library refuses outputs whose
+    bytes overlap an input's (E_INVALIDARG), said here as the other `out` errors are."""
+    if np.may_share_memory(x, out):
+        raise ValueError(f"{where}: out overlaps x (the coordinates would be written over the input)")
+
+
 def _rows_out(out, shape, dtype, order, where):
     """Checks a caller's `out` for coordinate rows: a writeable numpy array of `shape` and
     exactly `dtype`, `order`-contiguous ("C" or "F") and aligned, since the library writes it

@@ -29,7 +29,8 @@ class DirectMLError(RuntimeError):
     def __reduce__(self):
         # Rebuilt from its three arguments (pickle, copy): an error raised in a
         # multiprocessing worker reaches the parent as itself.
-        return (type(self), (self.hresult, self.message, self.function))
+        # (With its attributes, notes included, restored after.)
+        return (type(self), (self.hresult, self.message, self.function), self.__dict__)
 
 
 def _check(hr, function):

@@ -45,8 +45,8 @@ def data_type(dtype, where):
     """The DML_TENSOR_DATA_TYPE for a numpy dtype, or TypeError naming the type."""
     dtype = np.dtype(dtype)
     dt = None
-    # Only numpy's own scalar types: an extension type (ml_dtypes' bfloat16 or int4, say) may
-    # have the kind and size of one of them, but not its values.
+    # Only numpy's own scalar types: a numpy extension type could report the kind and size of
+    # one of them without its values. (ml_dtypes' types report kind 'V' today.)
     if dtype.fields is None and dtype.subdtype is None and dtype.type.__module__ == "numpy":
         dt = _BY_KIND.get((dtype.kind, dtype.itemsize))
     if dt is None:

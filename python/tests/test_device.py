@@ -71,7 +71,9 @@ def test_errors_survive_pickling():
 
     with pytest.raises(DirectMLError) as e:
         dml.Device(threads=2000)
+    e.value.context = "a caller's attribute"
     for again in (pickle.loads(pickle.dumps(e.value)), copy.copy(e.value)):
+        assert again.context == "a caller's attribute"
         assert type(again) is DirectMLError
         assert (again.hresult, again.message, again.function, str(again)) == (
             e.value.hresult,

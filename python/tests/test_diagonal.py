@@ -277,6 +277,8 @@ def test_empty(shape, dtype):
         # DirectML's operator exactly: 2 to 4 dimensions, empty or not.
         with pytest.raises(DirectMLError, match="DimensionCount is 5, must be 2 to 4"):
             dml.diagonal_matrix(shape, dtype, 0, 1)
+        with pytest.raises(DirectMLError, match="DimensionCount is 1, must be 2 to 4"):
+            dml.diagonal_matrix((0,), dtype, 0, 1)
         return
     r = dml.diagonal_matrix(shape, dtype, 0, 1)
     assert r.shape == shape and r.dtype == np.dtype(dtype)

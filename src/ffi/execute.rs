@@ -273,7 +273,7 @@ pub unsafe extern "C" fn dmls_operator_execute(
             }
         }
         let mut views: [&mut [u8]; 2] = [first, second];
-        op.execute(
+        op.execute_bound(
             &input_views[..in_slots.len()],
             &mut views[..out_slots.len()],
         )

@@ -87,6 +87,20 @@ impl Plan {
         self.kind().output_names()
     }
 
+    /// For the safe API's in place: the input's own `TotalTensorSizeInBytes` must fit in the
+    /// output's memory, which is the input's too. (The C API checks the input's binding, whose
+    /// `SizeInBytes` may exceed the output's total, and passes the output's total as the
+    /// slice.)
+    pub fn check_in_place(&self, inputs: &[Input<'_>], outputs: &[&mut [u8]]) -> Result<()> {
+        let op = self.name();
+        for (i, (input, slot)) in inputs.iter().zip(self.inputs()).enumerate() {
+            if let (Input::InPlace, Some(l), Some(out)) = (input, slot, outputs.first()) {
+                check_slice(op, self.input_names()[i], out, l)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Checks the bindings and runs the operator. Nothing is written unless every check passes.
     pub fn execute(
         &self,
@@ -125,11 +139,6 @@ impl Plan {
                             "{op}: {name} and OutputTensor share memory but differ in layout \
                              (in place needs the same data type, sizes and strides)"
                         );
-                    }
-                    // The input is the output's memory: its own total must fit there too, as
-                    // a C caller's binding of the input must hold it.
-                    if let Some(out) = outputs.first() {
-                        check_slice(op, name, out, l)?;
                     }
                 }
             }

@@ -113,6 +113,26 @@ fn diagonal_matrix1_in_place_and_overlap() {
     assert_eq!(hr, E_INVALIDARG);
     assert!(msg.contains("overlaps"), "{msg}");
     assert_eq!(big.all(), &before[..]);
+    // In place with an input desc whose TotalTensorSizeInBytes exceeds the output's: the
+    // binding holds the input's total, which is all the C API asks.
+    let mut wide_input = Tensor::raw(F32, &[4, 5], None, 1 << 12);
+    let mut output = Tensor::new(F32, &[4, 5]);
+    let desc = diag1_desc(
+        Some(&mut wide_input),
+        &mut output,
+        f32_value(0.0),
+        i32::MIN,
+        1,
+    );
+    let op = dev.create_op(&*desc).unwrap();
+    let mut wide = Buffer::new(1 << 12);
+    wide.bytes_mut()[..80].copy_from_slice(&seed_input());
+    let b = wide.binding();
+    execute(&op, &[bind(&b)], &[bind(&b)]).expect("in place, input total past the output's");
+    assert_eq!(
+        f32s(&wide.bytes()[..80]),
+        [0., 7., 3., 7., 9., 0., 0., 8., 6., 9., 0., 0., 0., 8., 7., 0., 0., 0., 0., 4.]
+    );
 }
 
 #[test]

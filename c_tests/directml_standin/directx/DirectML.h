@@ -3,7 +3,9 @@
 // the real header it is C++ only (enums used as type names), opens with the include guard
 // DIRECTML_H, includes d3d12.h, declares the constants as static const UINT first, and has
 // ID3D12Resource *Buffer in DML_BUFFER_BINDING. Like it, it declares what the library's headers
-// and tests use only from the DML_TARGET_VERSION that has it (0x6400 unless defined before).
+// use (the two operators, their descs, DML_SCALAR_UNION, the 4-bit types, the feature levels)
+// only from the DML_TARGET_VERSION that has it (0x6400 unless defined before); the rest of its
+// operator types are unguarded.
 #ifndef DIRECTML_H
 #define DIRECTML_H
 #pragma once

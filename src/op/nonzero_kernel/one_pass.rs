@@ -280,9 +280,10 @@ impl OnePassWord for u8 {
 }
 
 /// The masks of the first `n` of 16 rows of two 32-bit lanes each, as two vectors of eight
-/// rows, with `lanes` of each row's two (0b11 both, 0b01 the first).
+/// rows, with `lanes` of each row's two (0b11 both, 0b01 the first). A helper of the AVX-512
+/// kernels (which the AVX-512 level, with BMI2, runs).
 #[inline]
-#[target_feature(enable = "bmi2")]
+#[target_feature(enable = "avx512f,bmi2")]
 fn row_masks(n: u32, lanes: u16) -> (u16, u16) {
     let each = lanes * 0x5555;
     let first = |k: u32| _bzhi_u32(0xFFFF, k) as u16;

@@ -40,13 +40,18 @@ const SLOTS_MIN: u64 = 512 << 10;
 const SLOTS_CAP: u64 = 4 << 20;
 
 /// The most input bytes per thread for which the parallel path runs in slots: half of a CPU's
-/// share of L2 ([`cpus::l2_share`]: 1 MiB on a core with 2 MiB of its own), within
+/// share of L2 ([`cpus::l2_share`]; so 1 MiB where a CPU has a 2 MiB L2 to itself), within
 /// `SLOTS_MIN ..= SLOTS_CAP`.
 fn slots_max() -> u64 {
     match SLOTS_FORCED.load(Ordering::Relaxed) {
-        0 => cpus::l2_share().map_or(SLOTS_MIN, |l2| (l2 / 2).clamp(SLOTS_MIN, SLOTS_CAP)),
+        0 => slots_for(cpus::l2_share()),
         bytes => bytes,
     }
+}
+
+/// [`slots_max`] for a CPU's share of L2 (`None`: not known).
+fn slots_for(l2_share: Option<u64>) -> u64 {
+    l2_share.map_or(SLOTS_MIN, |l2| (l2 / 2).clamp(SLOTS_MIN, SLOTS_CAP))
 }
 
 /// [`slots_max`] as a test set it (0: not set).
@@ -554,6 +559,24 @@ mod tests {
             });
             assert_eq!(look_back(&s, 3), Some(10));
         });
+    }
+
+    #[test]
+    fn slots_are_half_a_cpus_share_of_l2_within_their_bounds() {
+        assert_eq!(slots_for(None), 512 << 10);
+        assert_eq!(
+            slots_for(Some(256 << 10)),
+            512 << 10,
+            "a small L2: at least 512 KiB"
+        );
+        assert_eq!(slots_for(Some(1 << 20)), 512 << 10, "AMD Zen 5: as before");
+        assert_eq!(
+            slots_for(Some(2 << 20)),
+            1 << 20,
+            "Intel Emerald Rapids: 1 MiB"
+        );
+        assert_eq!(slots_for(Some(3 << 20)), 3 << 19);
+        assert_eq!(slots_for(Some(64 << 20)), 4 << 20, "at most 4 MiB");
     }
 
     #[test]

@@ -215,9 +215,11 @@ mod tests {
         }
     }
 
-    /// Code compiled for a feature runs wherever the level allows it, so the level must be
-    /// detected with every feature any kernel enables (x86_64's baseline SSE2 aside): a
-    /// feature enabled but not detected is an illegal instruction on a CPU without it.
+    /// Code compiled for a feature runs wherever its level allows it, so each level must be
+    /// detected with every feature its kernels enable (x86_64's baseline SSE2 aside): a feature
+    /// enabled but not detected is an illegal instruction on a CPU without it. A kernel that
+    /// enables an AVX-512 feature runs at the AVX-512 level (which needs the AVX2 level's
+    /// features too); any other at the AVX2 level.
     #[test]
     fn every_feature_a_kernel_enables_is_detected() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -226,16 +228,33 @@ mod tests {
         let this = include_str!("isa.rs");
         let start = this.find("fn best_level()").unwrap();
         let detection = &this[start..start + this[start..].find("\n}\n").unwrap()];
-        let detected = named(detection, "is_x86_feature_detected!(\"");
-        assert!(detected.contains(&"avx512f"), "{detected:?}");
+        let level = |name: &str| {
+            let at = detection.find(&format!("let {name} = ")).unwrap();
+            let statement = &detection[at..at + detection[at..].find(';').unwrap()];
+            named(statement, "is_x86_feature_detected!(\"")
+        };
+        let avx2 = level("avx2");
+        let mut avx512 = level("avx512");
+        assert!(
+            avx2.contains(&"avx2") && avx512.contains(&"avx512f"),
+            "{avx2:?} {avx512:?}"
+        );
+        avx512.extend(&avx2);
         let mut enabled = 0;
         for (path, text) in &files {
-            for feature in named(text, "target_feature(enable = \"") {
-                enabled += 1;
-                assert!(
-                    feature == "sse2" || detected.contains(&feature),
-                    "{path} enables {feature}, which the levels do not detect"
-                );
+            for list in text.split("target_feature(enable = \"").skip(1) {
+                let features: Vec<&str> = list.split('"').next().unwrap().split(',').collect();
+                let wide = features.iter().any(|f| f.starts_with("avx512"));
+                let allowed = if wide { &avx512 } else { &avx2 };
+                for feature in features {
+                    enabled += 1;
+                    assert!(
+                        feature == "sse2" || allowed.contains(&feature),
+                        "{path} enables {feature} in a {} kernel, which that level does not \
+                         detect",
+                        if wide { "AVX-512" } else { "AVX2" }
+                    );
+                }
             }
         }
         assert!(
