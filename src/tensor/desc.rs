@@ -1,10 +1,8 @@
 //! [`TensorDesc`]: a buffer tensor desc as the caller gave it, not yet validated.
 
 use super::size::calc_size_bits;
+pub(crate) use super::size::MAX_DIMS;
 use crate::dml::{DML_TENSOR_DATA_TYPE, DML_TENSOR_FLAGS, DML_TENSOR_FLAG_NONE};
-
-/// The most dimensions any tensor may have.
-pub(crate) const MAX_DIMS: usize = 8;
 
 /// A buffer tensor desc as the caller gave it, owned. Built from a C `DML_BUFFER_TENSOR_DESC` by
 /// the C layer, or directly by Rust callers with [`TensorDesc::new`]. Nothing is validated until

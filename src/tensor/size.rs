@@ -4,6 +4,9 @@
 use super::dtype::DataType;
 use crate::dml::DML_TENSOR_DATA_TYPE;
 
+/// The most dimensions any tensor may have.
+pub(crate) const MAX_DIMS: usize = 8;
+
 /// DirectMLX's `DMLCalcBufferTensorSize`, computed in 64 bits with overflow checks: the bytes a
 /// tensor of this type, sizes and (optional) strides spans, rounded up to a multiple of 4.
 /// `None` when the computation overflows 64 bits, for 0 or more than 8 sizes, and for strides
@@ -13,9 +16,7 @@ pub fn calc_buffer_tensor_size(
     sizes: &[u32],
     strides: Option<&[u32]>,
 ) -> Option<u64> {
-    if sizes.is_empty()
-        || sizes.len() > super::desc::MAX_DIMS
-        || strides.is_some_and(|s| s.len() != sizes.len())
+    if sizes.is_empty() || sizes.len() > MAX_DIMS || strides.is_some_and(|s| s.len() != sizes.len())
     {
         return None;
     }
