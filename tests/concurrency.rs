@@ -177,18 +177,22 @@ fn release_the_device_while_its_operators_run() {
         let threads = 4;
         let released = Arc::new(AtomicBool::new(false));
         let after = Arc::new(AtomicUsize::new(0));
+        // The threads that have finished a first run.
+        let before = Arc::new(AtomicUsize::new(0));
         let started = Arc::new(Barrier::new(threads + 1));
         let handles: Vec<_> = (0..threads)
             .map(|t| {
-                let (released, after, started) = (
+                let (released, after, before, started) = (
                     Arc::clone(&released),
                     Arc::clone(&after),
+                    Arc::clone(&before),
                     Arc::clone(&started),
                 );
                 thread::spawn(move || {
                     let mut rng = SmallRng::seed_from_u64(500 + t as u64);
                     started.wait();
                     let mut runs_after = 0;
+                    let mut first = true;
                     // Keep running until each thread has done 10 runs after the release.
                     while runs_after < 10 * scale() {
                         let was_released = released.load(Ordering::Acquire);
@@ -197,18 +201,25 @@ fn release_the_device_while_its_operators_run() {
                         if was_released {
                             runs_after += 1;
                         }
+                        if std::mem::take(&mut first) {
+                            before.fetch_add(1, Ordering::Release);
+                        }
                     }
                     after.fetch_add(runs_after, Ordering::Relaxed);
                 })
             })
             .collect();
         started.wait();
-        thread::sleep(std::time::Duration::from_millis(5));
-        // Released while the threads run; its operators keep what they need alive.
+        // Released while the threads run (each has finished a run of both operators, and goes
+        // on); its operators keep what they need alive. The runs after the release check their
+        // outputs themselves.
+        while before.load(Ordering::Acquire) < threads {
+            thread::yield_now();
+        }
         drop(dev);
         released.store(true, Ordering::Release);
         join_all(handles);
-        assert!(after.load(Ordering::Relaxed) >= threads * 10);
+        assert_eq!(after.load(Ordering::Relaxed), threads * 10 * scale());
         // No thread uses them any more.
         drop(nz_op);
         drop(d1_op);

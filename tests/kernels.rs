@@ -79,11 +79,25 @@ fn check_nonzero_into(
     n: u32,
     what: &str,
 ) {
+    let m: u32 = input.sizes().iter().product();
+    let coords = coords_desc(rng, out_type, m, n);
+    check_nonzero_with(rng, dev, input, density, coords, what)
+}
+
+/// [`check_nonzero`] into the coordinates tensor `coords`.
+fn check_nonzero_with(
+    rng: &mut SmallRng,
+    dev: &Device,
+    input: TensorDesc,
+    density: f64,
+    coords: TensorDesc,
+    what: &str,
+) {
     let data = &random_input(rng, &input, density);
     let sizes = input.sizes().to_vec();
     let m: u32 = sizes.iter().product();
+    let out_type = DataType::from_raw(coords.data_type).expect("a coordinates type");
     let count = TensorDesc::new(out_type, &[1]);
-    let coords = coords_desc(rng, out_type, m, n);
     let op = dev
         .create_operator(&OperatorDesc::NonZeroCoordinates {
             input,
@@ -118,6 +132,10 @@ fn check_nonzero_into(
         coords.strides(),
     );
     assert_eq!(got_count.bytes(), want_count.bytes(), "count: {ctx}");
+    assert!(
+        got.guards_intact() && got_count.guards_intact(),
+        "bytes around the outputs written: {ctx}"
+    );
     if let Some(i) = first_difference(got.bytes(), want.bytes()) {
         let e = out_type.size();
         panic!(
@@ -241,7 +259,8 @@ fn nonzero_one_lane_rows() {
     });
 }
 
-/// Inputs large enough for the parallel rounds, on 2 and 4 threads, at every density.
+/// Inputs large enough for the parallel rounds, on 2 and 4 threads, at every density, in four
+/// types.
 #[test]
 fn nonzero_parallel() {
     common::force_parallel_paths();
@@ -257,9 +276,6 @@ fn nonzero_parallel() {
         ];
         for (i, sizes) in shapes.iter().enumerate() {
             for (j, density) in [0.0, 0.001, 0.3, 0.5, 0.99, 1.0].into_iter().enumerate() {
-                if (i + j) % 2 == 1 {
-                    continue;
-                }
                 let t = [
                     DataType::Float32,
                     DataType::UInt8,
@@ -272,7 +288,7 @@ fn nonzero_parallel() {
                     None
                 };
                 let input = desc(t, sizes, strides.as_deref());
-                check_nonzero(rng, &devs[(i + j) % 2], input, density, "parallel");
+                check_nonzero(rng, &devs[j % 2], input, density, "parallel");
             }
         }
     });
@@ -305,6 +321,17 @@ fn nonzero_parallel_one_pass() {
                 }
             }
         }
+        // Parts claimed in order (more than 512 KiB per thread on 2 threads), into two UINT32
+        // columns packed and in ONNX Runtime's {2, 2M} pairs.
+        for (t, density) in [(DataType::Float32, 0.5), (DataType::UInt16, 0.9)] {
+            let input = desc(t, &[2, 300_000], None);
+            let m = 600_000;
+            let packed = TensorDesc::new(DataType::UInt32, &[m, 2]);
+            let pairs = TensorDesc::with_strides(DataType::UInt32, &[m, 2], &[2, 2 * m]);
+            for coords in [packed, pairs] {
+                check_nonzero_with(rng, &devs[0], input, density, coords, "one pass in order");
+            }
+        }
     });
 }
 
@@ -335,13 +362,14 @@ fn nonzero_parallel_in_slots_and_in_order() {
 /// Transposed inputs (line elements far apart, neighbouring lines adjacent), which are read in
 /// tiles: lines a multiple of 64 long, chunks that start and end inside a line, several types,
 /// serial and parallel (a tiled chunk holds at least 1024 lines, so only inputs of more lines
-/// than that have two chunks to run in parallel: 1500 × 192 and 1100 × 128).
+/// than that have two chunks to run in parallel: 1500 × 192 (parts claimed in order on 2
+/// threads), 1100 × 128, 1100 × 64 and 2100 × 64 (in slots)), each on every device.
 #[test]
 fn nonzero_transposed() {
     common::force_parallel_paths();
     with_seed("nonzero_transposed", |rng| {
         let devs = [device(1), device(2), device(4)];
-        let cases: [(&[u32], &[u32], DataType); 7] = [
+        let cases: [(&[u32], &[u32], DataType); 9] = [
             (&[40, 128], &[1, 40], DataType::Float32),
             (&[70, 128], &[1, 70], DataType::UInt8),
             (&[3, 100, 192], &[19_200, 1, 100], DataType::Int16),
@@ -349,11 +377,15 @@ fn nonzero_transposed() {
             (&[1500, 192], &[1, 1500], DataType::Float32),
             (&[2, 300, 256], &[76_800, 1, 300], DataType::Float16),
             (&[1100, 128], &[1, 1100], DataType::UInt8),
+            (&[1100, 64], &[1, 1100], DataType::Float32),
+            (&[2100, 64], &[1, 2100], DataType::UInt16),
         ];
         for (i, (sizes, strides, t)) in cases.into_iter().enumerate() {
             let input = TensorDesc::with_strides(t, sizes, strides);
             let density = [0.5, 0.02, 0.97, 0.3][i % 4];
-            check_nonzero(rng, &devs[i % 3], input, density, "transposed");
+            for dev in &devs {
+                check_nonzero(rng, dev, input, density, "transposed");
+            }
         }
     });
 }
@@ -407,6 +439,10 @@ fn check_diagonal(
         "{what}: {t:?} sizes {sizes:?} out strides {out_strides:?} input {:?} in place \
          {in_place} begin {begin} end {end}",
         in_desc.map(|d| d.strides().map(|s| s.to_vec()))
+    );
+    assert!(
+        got.guards_intact(),
+        "bytes around the output written: {ctx}"
     );
     if let Some(i) = first_difference(got.bytes(), want.bytes()) {
         panic!(

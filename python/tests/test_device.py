@@ -196,7 +196,7 @@ def test_thread_counts_agree(rng, threads):
 def test_methods_mirror_functions(rng):
     d = dml.Device(extensions=True)
     a = (rng.random((4, 5)) < 0.5).astype(np.float32)
-    np.testing.assert_array_equal(d.onnx_nonzero(a), dml.onnx_nonzero(a))
+    np.testing.assert_array_equal(d.onnx_nonzero(a), np.array(np.nonzero(a)))
     np.testing.assert_array_equal(d.nonzero_coordinates(a), np.argwhere(a))
     np.testing.assert_array_equal(d.nonzero_coordinates(a[2:3], 1), np.argwhere(a[2:3])[:, 1:])
     np.testing.assert_array_equal(d.trilu(a, -1, False), np.tril(a, -1))
