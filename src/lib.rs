@@ -171,6 +171,14 @@ pub fn force_slots_max(bytes: u64) {
     op::force_slots_max(bytes);
 }
 
+/// The SIMD level this process's kernels run at now (`"portable"`, `"sse2"`, `"avx2"` or
+/// `"avx512"`): for tests that rerun themselves at a lower `DMLS_SIMD`, to check that they did.
+/// Not part of the supported API.
+#[doc(hidden)]
+pub fn simd_level() -> &'static str {
+    op::simd::isa::Isa::detect().level().name()
+}
+
 /// Sets the SIMD level of this process from now on, as `DMLS_SIMD` does at start-up, so that
 /// a benchmark can alternate the levels in one process: `"portable"`, `"sse2"`, `"avx2"` or
 /// `"avx512"` (in any case), lowered to the best level the CPU has. Returns the name of the level set, or

@@ -64,3 +64,25 @@ pub fn env_or<T: std::str::FromStr>(var: &str, default: T) -> T {
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
 }
+
+/// Where `DMLS_SIMD` names a level, checks that the kernels run at it or below (a CPU without it
+/// runs lower): a test rerun in a child process at a lower level must not pass at the best one.
+pub fn assert_simd_level_honoured() {
+    const ORDER: [&str; 4] = ["portable", "sse2", "avx2", "avx512"];
+    let Ok(wanted) = std::env::var("DMLS_SIMD") else {
+        return;
+    };
+    let rank = |name: &str| {
+        ORDER
+            .iter()
+            .position(|l| l.eq_ignore_ascii_case(name.trim()))
+    };
+    let (Some(wanted_rank), running) = (rank(&wanted), directml_subset::simd_level()) else {
+        return;
+    };
+    let running_rank = rank(running).expect("a level the library names");
+    assert!(
+        running_rank <= wanted_rank,
+        "DMLS_SIMD={wanted}, but the kernels run at {running}"
+    );
+}
