@@ -12,11 +12,18 @@
 #endif
 #include "directml_subset.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <vector>
+
+// DirectML.h's version guard, as DirectML clients write it: DIAGONAL_MATRIX1 is there from
+// 0x5100. directml_subset.h alone defines DML_TARGET_VERSION as DirectML.h does.
+#if !defined(DML_TARGET_VERSION) || DML_TARGET_VERSION < 0x5100
+#error "DML_TARGET_VERSION is not defined, or is below 0x5100"
+#endif
 
 #if defined(DMLS_CLIENT_BESIDE_DIRECTML)
 #if !defined(DIRECTML_H)
@@ -62,7 +69,8 @@ static DML_BUFFER_TENSOR_DESC buffer_desc(DML_TENSOR_DATA_TYPE type, const UINT 
     std::memset(&d, 0, sizeof d);
     d.DataType = type;
     d.Flags = DML_TENSOR_FLAG_NONE;
-    d.DimensionCount = dims;
+    // DirectML's constants are UINTs: std::min deduces one type from both.
+    d.DimensionCount = std::min(dims, DML_TENSOR_DIMENSION_COUNT_MAX1);
     d.Sizes = sizes;
     d.Strides = strides;
     d.TotalTensorSizeInBytes = total;

@@ -35,6 +35,8 @@
    that is when DIRECTML_H is defined, they come from the platform, as do the HRESULT values.) */
 #if defined(_WIN32)
 #include <windows.h>
+/* DOUBLE: windows.h brings it only through ole2.h, which WIN32_LEAN_AND_MEAN leaves out. */
+#include <wtypesbase.h>
 #else
 typedef uint32_t UINT;
 typedef int32_t INT;
@@ -101,12 +103,23 @@ typedef int32_t HRESULT;
 #define DMLS_ORDER_PROBE_(v, n) v
 #endif
 
-/* DirectML's constants (static const UINT in DirectML.h). */
-#define DML_TENSOR_DIMENSION_COUNT_MAX DMLS_ORDER_CHECK_(5, 1)
-#define DML_TENSOR_DIMENSION_COUNT_MAX1 DMLS_ORDER_CHECK_(8, 2)
-#define DML_TEMPORARY_BUFFER_ALIGNMENT DMLS_ORDER_CHECK_(256, 3)
-#define DML_PERSISTENT_BUFFER_ALIGNMENT DMLS_ORDER_CHECK_(256, 4)
-#define DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT DMLS_ORDER_CHECK_(16, 5)
+/* DirectML's constants (static const UINT in DirectML.h): unsigned, so that an expression
+   such as std::min(desc.DimensionCount, DML_TENSOR_DIMENSION_COUNT_MAX1) compiles as it does
+   with DirectML.h. */
+#define DML_TENSOR_DIMENSION_COUNT_MAX DMLS_ORDER_CHECK_(5u, 1)
+#define DML_TENSOR_DIMENSION_COUNT_MAX1 DMLS_ORDER_CHECK_(8u, 2)
+#define DML_TEMPORARY_BUFFER_ALIGNMENT DMLS_ORDER_CHECK_(256u, 3)
+#define DML_PERSISTENT_BUFFER_ALIGNMENT DMLS_ORDER_CHECK_(256u, 4)
+#define DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT DMLS_ORDER_CHECK_(16u, 5)
+
+/* DirectML.h's target version, as DirectML.h defines it where a program does not (with
+   DML_TARGET_VERSION_USE_LATEST): the version whose identifiers this header declares, so that
+   code guarded by "#if DML_TARGET_VERSION >= 0x5100" compiles here as it does with DirectML.h.
+   A lower DML_TARGET_VERSION defined before this header is kept, and hides nothing: this
+   header declares every identifier it has whatever the version. */
+#ifndef DML_TARGET_VERSION
+#define DML_TARGET_VERSION 0x6400
+#endif
 #endif /* !defined(DIRECTML_H) */
 
 
