@@ -44,8 +44,6 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering}
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use rayon::prelude::*;
-
 use crate::kept::Kept;
 use crate::load::Share;
 
@@ -294,14 +292,16 @@ pub(crate) struct Team {
     job: AtomicPtr<()>,
     /// Parts of the current job finished.
     done: Line<AtomicUsize>,
-    /// Workers on the team or on their way to it (called, not yet left).
-    hot: AtomicUsize,
+    /// Workers on the team or on their way to it (called, not yet left). (This and `arrived`
+    /// change as workers come and go: on lines of their own, they do not take from the threads
+    /// that claim parts the line of the fields those read.)
+    hot: Line<AtomicUsize>,
     /// Workers on the team: called and arrived, not yet left. A called worker may take a long
     /// time to arrive: a wake lands it in some core's run queue, and a scheduler that packs
     /// threads onto few cores puts it behind the caller, which then runs on without it (on a
     /// 2-vCPU virtual machine that packs threads, 99% of wakes landed on the waker's core,
     /// and a called worker arrived only after 2.8 ms of back-to-back executions).
-    arrived: AtomicUsize,
+    arrived: Line<AtomicUsize>,
     /// Workers the last job could use.
     wanted: AtomicUsize,
     /// The seats taken: a worker takes the first free one when it arrives and keeps it until
@@ -336,8 +336,8 @@ impl Team {
                 .collect(),
             job: AtomicPtr::new(core::ptr::null_mut()),
             done: Line(AtomicUsize::new(0)),
-            hot: AtomicUsize::new(0),
-            arrived: AtomicUsize::new(0),
+            hot: Line(AtomicUsize::new(0)),
+            arrived: Line(AtomicUsize::new(0)),
             wanted: AtomicUsize::new(0),
             seats: Mutex::new((0..=threads).map(|seat| seat == 0).collect()),
             busy: AtomicBool::new(false),
@@ -416,9 +416,8 @@ impl Team {
                 .is_err()
         {
             // Another caller holds the team (or the job has more parts than its state can
-            // count): rayon runs this job (on workers that wait on the team too, which look for
-            // rayon work while they wait).
-            pool.install(|| (0..parts).into_par_iter().for_each(job));
+            // count).
+            run_beside(pool, parts, helpers, job);
             return;
         }
         // Releases the team however this function ends.
@@ -448,8 +447,10 @@ impl Team {
         } else {
             (want + 1).min(self.slots.len())
         };
-        self.publish(generation, slots, parts);
+        // Before the job's announcement, whose Release makes it seen by every worker that
+        // sees the job (and recruits for it).
         self.wanted.store(want, Ordering::Relaxed);
+        self.publish(generation, slots, parts);
         let hot = self.hot.load(Ordering::Acquire);
         for _ in hot..want.min(hot + FIRST_CALLS) {
             self.hot.fetch_add(1, Ordering::AcqRel);
@@ -675,6 +676,39 @@ impl Team {
     }
 }
 
+/// Runs `job(i)` for each `i` in `0..parts` on this thread and on up to `helpers` tasks spawned
+/// in `pool` (its idle threads take them at once, and the team's waiting workers when they
+/// look for rayon work), each claiming the next part from one counter: the parts are claimed
+/// in increasing order, as a job in order needs, and no more threads run than the caller's
+/// share. (Run as a rayon parallel iterator instead, a second caller's job used every thread of
+/// the pool, and a thread that stole the second half of a job in order started with a part that
+/// waits for every part before it, the first half's thread counting them one by one.)
+/// As on the team, every part runs, and the first panic of a part is resumed here once all have.
+fn run_beside(pool: &rayon::ThreadPool, parts: usize, helpers: usize, job: &Job<'_>) {
+    let next = AtomicUsize::new(0);
+    let panic = Mutex::new(None);
+    let claim = || loop {
+        let part = next.fetch_add(1, Ordering::Relaxed);
+        if part >= parts {
+            break;
+        }
+        if let Err(p) = catch_unwind(AssertUnwindSafe(|| job(part))) {
+            if let Ok(mut first) = panic.lock() {
+                first.get_or_insert(p);
+            }
+        }
+    };
+    pool.in_place_scope(|scope| {
+        for _ in 0..helpers.min(parts - 1) {
+            scope.spawn(|_| claim());
+        }
+        claim();
+    });
+    if let Some(p) = panic.into_inner().unwrap_or(None) {
+        resume_unwind(p);
+    }
+}
+
 /// A caller's wait for the parts still running elsewhere: `pause` at first (for about
 /// [`WAIT_SPIN_NS`]), then the core is given up between looks (at once under contention),
 /// since a part may be waiting for this very core.
@@ -842,6 +876,43 @@ mod tests {
     }
 
     #[test]
+    fn a_job_beside_a_busy_team_keeps_its_order_and_its_share() {
+        // Another caller holds the team: the job runs beside it. Its parts are still claimed
+        // in increasing order (when part i starts, at most one part before it, claimed by the
+        // other thread, has not started yet), and on no more threads than the caller and its
+        // one helper.
+        let pool = pool(4);
+        let team = Arc::new(Team::new(4));
+        team.busy.store(true, Ordering::Relaxed);
+        for _ in 0..5 {
+            let started = AtomicUsize::new(0);
+            let behind = AtomicUsize::new(0);
+            let threads = Mutex::new(Vec::new());
+            team.run(&pool, 48, 1, true, &|i| {
+                let before = started.fetch_add(1, Ordering::AcqRel);
+                behind.fetch_max(i.saturating_sub(before), Ordering::Relaxed);
+                let me = std::thread::current().id();
+                let mut seen = threads.lock().unwrap();
+                if !seen.contains(&me) {
+                    seen.push(me);
+                }
+                drop(seen);
+                std::thread::sleep(std::time::Duration::from_micros(300));
+            });
+            assert_eq!(started.load(Ordering::Relaxed), 48);
+            assert!(
+                behind.load(Ordering::Relaxed) <= 1,
+                "a part started ahead of its order"
+            );
+            assert!(
+                threads.lock().unwrap().len() <= 2,
+                "more threads than the share"
+            );
+        }
+        team.busy.store(false, Ordering::Relaxed);
+    }
+
+    #[test]
     fn concurrent_callers_share_a_team() {
         let pool = pool(4);
         let team = Arc::new(Team::new(4));
@@ -885,6 +956,20 @@ mod tests {
             sum.fetch_add(i as u64, Ordering::Relaxed);
         });
         assert_eq!(sum.load(Ordering::Relaxed), 45);
+        // The same beside a team that another caller holds.
+        team.busy.store(true, Ordering::Relaxed);
+        let runs = AtomicU32::new(0);
+        let r = catch_unwind(AssertUnwindSafe(|| {
+            team.run(&pool, 50, 2, true, &|i| {
+                runs.fetch_add(1, Ordering::Relaxed);
+                if i % 7 == 0 {
+                    panic!("part {i}");
+                }
+            })
+        }));
+        team.busy.store(false, Ordering::Relaxed);
+        assert!(r.is_err());
+        assert_eq!(runs.load(Ordering::Relaxed), 50);
     }
 
     #[test]

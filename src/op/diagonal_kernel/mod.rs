@@ -391,7 +391,9 @@ fn run_packed<U: Word>(
             rates.record_parallel(bytes, workers.threads, hot, t.elapsed());
         }
         r
-    } else if (TIMED_MIN_BYTES..PARALLEL.ceiling).contains(&bytes) {
+    } else if workers.threads > 1 && (TIMED_MIN_BYTES..PARALLEL.ceiling).contains(&bytes) {
+        // (Timed only where a choice is made: a device of one thread never reads the rates,
+        // and its executions on many host threads at once would all write their cache line.)
         cost::timed(rates.serial(bytes), bytes, || do_rows(0, out));
         Ok(())
     } else {

@@ -129,9 +129,12 @@ pub(super) fn drive<U: Word>(
     };
     let Some((rows, split, hot, helpers)) = shared else {
         let rows = rows.on_this_thread();
+        // Timed only where a choice is made: a device of one thread never reads the rates, and
+        // its executions on many host threads at once would all write their cache line.
+        let timed = workers.threads > 1;
         if let Some(input) = src.packed() {
             // (A clock read costs about a fifth of a small execution: only timed sizes read it.)
-            let t = (m >= TIMED_MIN).then(std::time::Instant::now);
+            let t = (timed && m >= TIMED_MIN).then(std::time::Instant::now);
             // SAFETY: these are the whole input's elements; this thread is the only writer.
             if let Some(count) = unsafe { rows.one_pass(input.range(0, m as usize), 0, 0) } {
                 if let Some(t) = t {
@@ -150,6 +153,9 @@ pub(super) fn drive<U: Word>(
         }
         if m < STACK_MAX && src.min_chunk() == 0 {
             let words = &mut [0u64; SERIAL_WORDS];
+            if !timed {
+                return Ok(serial(src, rows, m, words));
+            }
             return Ok(cost::timed(rates.serial(m), m, || {
                 serial(src, rows, m, words)
             }));
@@ -159,6 +165,9 @@ pub(super) fn drive<U: Word>(
         heap.try_reserve_exact(n)
             .map_err(|_| Error::OutOfMemory(format!("{OP}: no memory for a bitmask chunk")))?;
         heap.resize(n, 0);
+        if !timed {
+            return Ok(serial(src, rows, m, &mut heap));
+        }
         return Ok(cost::timed(rates.serial(m), m, || {
             serial(src, rows, m, &mut heap)
         }));
