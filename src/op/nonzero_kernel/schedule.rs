@@ -448,7 +448,8 @@ fn look_back(status: &[AtomicU64], i: usize) -> Option<u64> {
 
 /// Words of scratch for masking a part's elements `start .. end` a step at a time: `W` words
 /// on the stack (the steps then cover `64 × W` elements each), or, for a tiled input, the
-/// whole part's bitmask on the heap (its steps should be its pages of lines).
+/// whole part's bitmask on the heap (its steps should be its pages of lines; where that
+/// memory cannot be had, the stack's words: slower steps, the same rows).
 fn with_words<U: Word, const W: usize, R>(
     src: &Source<'_, U>,
     start: u64,
@@ -456,10 +457,12 @@ fn with_words<U: Word, const W: usize, R>(
     f: impl FnOnce(&mut [u64]) -> R,
 ) -> R {
     let n = ((end - start) as usize).div_ceil(64);
-    if src.min_chunk() == 0 || n <= W {
-        f(&mut [0u64; W][..n.min(W)])
+    let mut heap = Vec::new();
+    if src.min_chunk() > 0 && n > W && heap.try_reserve_exact(n).is_ok() {
+        heap.resize(n, 0);
+        f(&mut heap)
     } else {
-        f(&mut vec![0u64; n])
+        f(&mut [0u64; W][..n.min(W)])
     }
 }
 

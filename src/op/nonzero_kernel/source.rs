@@ -440,6 +440,46 @@ mod tests {
         assert_eq!(class(&[64, 128], &[1, 64]), 2, "transposed: tiled");
     }
 
+    /// A tiled input masked a few words at a time (as a part whose whole bitmask could not be
+    /// allocated is) gives the bitmask that whole pages of lines give.
+    #[test]
+    fn a_tiled_input_masks_the_same_in_short_steps() {
+        let ctx = Ctx {
+            op: "TEST",
+            tensor: "InputTensor",
+        };
+        let (rows, cols) = (300u32, 4096u32);
+        let desc = TensorDesc::with_strides(DataType::Float32, &[rows, cols], &[1, rows]);
+        let l = Layout::validate(&desc, DataType::Float32, ctx, u64::from(u32::MAX))
+            .expect("a valid layout");
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let bytes: Vec<u8> = (0..l.total_bytes)
+            .map(|_| if xorshift(&mut seed) % 5 == 0 { 1 } else { 0 })
+            .collect();
+        let src = Source::<u32>::new(&bytes, &l, u32::MAX, Isa::detect());
+        assert_eq!(src.class(), 2, "tiled");
+        let m = u64::from(rows) * u64::from(cols);
+        let mut whole = vec![0u64; m.div_ceil(64) as usize];
+        let total = src.masks(0, m, &mut whole);
+        for step_words in [1u64, 3, 4, 64] {
+            let mut stepped = vec![0u64; whole.len()];
+            let mut count = 0;
+            let mut at = 0;
+            while at < m {
+                let stop = (at + 64 * step_words).min(m);
+                let w0 = (at / 64) as usize;
+                count += src.masks(
+                    at,
+                    stop,
+                    &mut stepped[w0..w0 + ((stop - at) as usize).div_ceil(64)],
+                );
+                at = stop;
+            }
+            assert_eq!(count, total, "{step_words} words a step");
+            assert_eq!(stepped, whole, "{step_words} words a step");
+        }
+    }
+
     #[test]
     fn transpose64_moves_every_bit() {
         let mut seed = 0x2545_F491_4F6C_DD1Du64;
