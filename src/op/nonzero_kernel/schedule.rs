@@ -457,13 +457,21 @@ fn with_words<U: Word, const W: usize, R>(
     f: impl FnOnce(&mut [u64]) -> R,
 ) -> R {
     let n = ((end - start) as usize).div_ceil(64);
-    let mut heap = Vec::new();
-    if src.min_chunk() > 0 && n > W && heap.try_reserve_exact(n).is_ok() {
-        heap.resize(n, 0);
-        f(&mut heap)
-    } else {
-        f(&mut [0u64; W][..n.min(W)])
+    match (src.min_chunk() > 0 && n > W)
+        .then(|| zeroed_words(n))
+        .flatten()
+    {
+        Some(mut heap) => f(&mut heap),
+        None => f(&mut [0u64; W][..n.min(W)]),
     }
+}
+
+/// `n` zeroed words on the heap, or `None` where the memory cannot be had.
+fn zeroed_words(n: usize) -> Option<Vec<u64>> {
+    let mut heap = Vec::new();
+    heap.try_reserve_exact(n).ok()?;
+    heap.resize(n, 0);
+    Some(heap)
 }
 
 /// Masks elements `start .. end` on this thread, `words.len()` words at a time, and calls

@@ -454,7 +454,7 @@ mod tests {
             .expect("a valid layout");
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
         let bytes: Vec<u8> = (0..l.total_bytes)
-            .map(|_| if xorshift(&mut seed) % 5 == 0 { 1 } else { 0 })
+            .map(|_| u8::from(xorshift(&mut seed).is_multiple_of(5)))
             .collect();
         let src = Source::<u32>::new(&bytes, &l, u32::MAX, Isa::detect());
         assert_eq!(src.class(), 2, "tiled");
