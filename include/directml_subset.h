@@ -1517,8 +1517,9 @@ HRESULT dmls_device_check_feature_support(const struct dmls_device *device,
 // the tensor, its strides and two such elements: on DirectML its result would depend on the
 // order of the GPU's threads. Layouts whose elements are interleaved but disjoint (ONNX
 // Runtime's `{2, 2·M}` coordinates, strides `{3, 2}` on sizes `{2, 3}`) are valid, and input
-// tensors may broadcast freely. The check is exact; a layout built so that its bounded search
-// cannot settle it (none that real programs use) is accepted and written by one thread.
+// tensors may broadcast freely. The check is a bounded exact search: it never rejects a valid
+// layout, and a layout built so that the search cannot settle it within its bound (none that
+// real programs use) is accepted unproven and written by one thread, in element order.
 //
 // Returns S_OK, E_POINTER (a NULL argument, or a NULL required pointer inside the desc),
 // E_INVALIDARG (a broken rule; the message names the operator, tensor, rule and values),
@@ -1555,8 +1556,8 @@ void dmls_operator_release(struct dmls_operator *op);
 // (and GuaranteedBaseOffsetAlignment); DML_BINDING_TYPE_BUFFER_ARRAY; an output's bytes
 // `[Buffer + Offset, + TotalTensorSizeInBytes)` overlapping any other bound tensor's, except
 // that DIAGONAL_MATRIX1 may run in place (input and output at the same address, with the same
-// data type, sizes and strides). NULL `op`, a NULL array with a nonzero count, a NULL binding
-// `Desc` or `Buffer` is E_POINTER. E_OUTOFMEMORY: the execution's scratch memory (a bitmask
+// data type, sizes and strides; the stride of a dimension of size 1 may differ). NULL `op`, a
+// NULL array with a nonzero count, a NULL binding `Desc` or `Buffer` is E_POINTER. E_OUTOFMEMORY: the execution's scratch memory (a bitmask
 // chunk of a large NONZERO_COORDINATES input) could not be allocated, or the device's threads
 // could not be started on their first use.
 //

@@ -22,8 +22,9 @@ pub struct dmls_operator {
 /// the tensor, its strides and two such elements: on DirectML its result would depend on the
 /// order of the GPU's threads. Layouts whose elements are interleaved but disjoint (ONNX
 /// Runtime's `{2, 2·M}` coordinates, strides `{3, 2}` on sizes `{2, 3}`) are valid, and input
-/// tensors may broadcast freely. The check is exact; a layout built so that its bounded search
-/// cannot settle it (none that real programs use) is accepted and written by one thread.
+/// tensors may broadcast freely. The check is a bounded exact search: it never rejects a valid
+/// layout, and a layout built so that the search cannot settle it within its bound (none that
+/// real programs use) is accepted unproven and written by one thread, in element order.
 ///
 /// Returns S_OK, E_POINTER (a NULL argument, or a NULL required pointer inside the desc),
 /// E_INVALIDARG (a broken rule; the message names the operator, tensor, rule and values),

@@ -187,13 +187,18 @@ impl Layout {
     }
 
     /// True when every element of `self` is at the same byte offset as the same element of
-    /// `other`, with the same data type: the same type, sizes and strides. (What running in
-    /// place needs; `TotalTensorSizeInBytes` and `GuaranteedBaseOffsetAlignment` place no
-    /// element.)
+    /// `other`, with the same data type: the same type and sizes, and the same strides where a
+    /// dimension has more than one element (the stride of a dimension of size 1 moves to no
+    /// element). (What running in place needs; `TotalTensorSizeInBytes` and
+    /// `GuaranteedBaseOffsetAlignment` place no element.)
     pub fn same_elements(&self, other: &Layout) -> bool {
         self.dtype == other.dtype
             && self.sizes() == other.sizes()
-            && self.strides() == other.strides()
+            && self
+                .sizes()
+                .iter()
+                .zip(self.strides().iter().zip(other.strides()))
+                .all(|(&size, (a, b))| size <= 1 || a == b)
     }
 
     /// The proof that no two elements share an address, when the layout check found it.

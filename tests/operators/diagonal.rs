@@ -133,6 +133,19 @@ fn diagonal_matrix1_in_place_and_overlap() {
         f32s(&wide.bytes()[..80]),
         [0., 7., 3., 7., 9., 0., 0., 8., 6., 9., 0., 0., 0., 8., 7., 0., 0., 0., 0., 4.]
     );
+    // In place where the strides differ only on a dimension of size 1 (which places no
+    // element): every element is at the same address, so it runs in place.
+    let mut input = Tensor::strided(F32, &[1, 4, 5], &[0, 5, 1]);
+    let mut output = Tensor::new(F32, &[1, 4, 5]);
+    let desc = diag1_desc(Some(&mut input), &mut output, f32_value(0.0), i32::MIN, 1);
+    let op = dev.create_op(&*desc).unwrap();
+    let mut buf = Buffer::with_bytes(&seed_input());
+    let b = buf.binding();
+    execute(&op, &[bind(&b)], &[bind(&b)]).expect("in place, a size-1 dimension's stride aside");
+    assert_eq!(
+        f32s(buf.bytes()),
+        [0., 7., 3., 7., 9., 0., 0., 8., 6., 9., 0., 0., 0., 8., 7., 0., 0., 0., 0., 4.]
+    );
 }
 
 #[test]

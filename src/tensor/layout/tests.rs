@@ -216,7 +216,11 @@ fn same_elements_ignores_what_was_proven_and_bytes_past_the_elements() {
     wider.total_bytes += 64;
     wider.alignment = 16;
     assert!(wider.same_elements(&output));
+    // Another stride of a dimension of size 1 places no element elsewhere.
+    assert!(ok(&[1, 2, 3], Some(&[0, 3, 1])).same_elements(&ok(&[1, 2, 3], None)));
+    assert!(ok(&[2, 1], Some(&[1, 7])).same_elements(&ok(&[2, 1], None)));
     // Other strides, sizes or type: not.
+    assert!(!ok(&[1, 2, 3], Some(&[0, 1, 2])).same_elements(&ok(&[1, 2, 3], None)));
     assert!(!ok(&[2, 3], Some(&[3, 1])).same_elements(&output));
     assert!(!ok(&[3, 2], Some(&[2, 3])).same_elements(&output));
     let mut other_type = input;
