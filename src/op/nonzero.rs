@@ -51,8 +51,13 @@ pub(crate) fn plan(
         None => {
             return invalid!(
                 "{OP}: InputTensor DataType is {}, must be one of FLOAT32, FLOAT16, INT32, INT16, \
-                 INT8, UINT32, UINT16, UINT8",
-                raw_type_name(input.data_type)
+                 INT8, UINT32, UINT16, UINT8{}",
+                raw_type_name(input.data_type),
+                if cfg.extensions {
+                    ", or (an extension) FLOAT64, INT64, UINT64"
+                } else {
+                    ""
+                }
             )
         }
     };
@@ -73,15 +78,15 @@ pub(crate) fn plan(
         coords.dimension_count,
     );
     if cfg.level < DML_FEATURE_LEVEL_4_0 {
-        for (name, d) in [
-            ("InputTensor", di),
-            ("OutputCountTensor", dc),
-            ("OutputCoordinatesTensor", dk),
+        for (name, d, later) in [
+            ("InputTensor", di, 1),
+            ("OutputCountTensor", dc, 1),
+            ("OutputCoordinatesTensor", dk, 2),
         ] {
             if !(4..=5).contains(&d) {
                 return invalid!(
                     "{OP}: {name} DimensionCount is {d}, must be 4 or 5 at DML_FEATURE_LEVEL_{} \
-                     (1 to 8 from DML_FEATURE_LEVEL_4_0)",
+                     ({later} to {MAX_DIMS} from DML_FEATURE_LEVEL_4_0)",
                     level::name(cfg.level)
                 );
             }

@@ -79,9 +79,11 @@ fn nonzero_feature_level_3_and_5_dims() {
     );
     // Rejected at 3.x, naming the rule: (input, count and coordinates sizes, message parts).
     #[rustfmt::skip]
-    let rejected: [([&[u32]; 3], &[&str]); 2] = [
+    let rejected: [([&[u32]; 3], &[&str]); 3] = [
         // An input of 2 dims.
-        ([&[2, 3], &[1, 1], &[6, 2]], &["DimensionCount is 2", "4 or 5"]),
+        ([&[2, 3], &[1, 1], &[6, 2]], &["DimensionCount is 2", "4 or 5", "(1 to 8 from"]),
+        // Coordinates of 1 dim, which no level allows.
+        ([&[1, 1, 2, 3], &[1, 1, 1, 1], &[6]], &["OutputCoordinatesTensor DimensionCount is 1", "(2 to 8 from"]),
         // Different counts.
         ([&[1, 1, 2, 3], &[1, 1, 1, 1, 1], &[1, 1, 6, 2]], &["must be the same"]),
     ];
@@ -264,5 +266,23 @@ fn nonzero_validation_messages() {
     ];
     for (mut input, mut count, mut coords, parts) in cases {
         check(&mut input, &mut count, &mut coords, E_INVALIDARG, parts);
+    }
+}
+
+#[test]
+fn an_unknown_input_type_lists_the_types_the_device_allows() {
+    // (flags, whether the extension types are listed): 1 is DMLS_DEVICE_FLAG_EXTENSIONS.
+    for (flags, extensions) in [(0, false), (1, true)] {
+        let dev = Device::new(0x6400, 1, flags);
+        let (mut input, mut count, mut coords) = (
+            Tensor::new(12, &[2, 4]),
+            Tensor::new(U32, &[1]),
+            Tensor::new(U32, &[8, 2]),
+        );
+        let desc = nonzero_desc(&mut input, &mut count, &mut coords);
+        let (hr, msg) = dev.create_op(&*desc).err().unwrap();
+        assert_eq!(hr, E_INVALIDARG);
+        assert_has(&msg, &["InputTensor DataType is UINT4 (12)", "UINT8"]);
+        assert_eq!(msg.contains("FLOAT64, INT64, UINT64"), extensions, "{msg}");
     }
 }
