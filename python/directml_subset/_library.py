@@ -4,6 +4,7 @@ its feature levels, and the base of the objects that hold one of its handles."""
 from __future__ import annotations
 
 import operator
+import re
 
 from . import _capi as C
 from ._capi import lib
@@ -52,6 +53,13 @@ def _parse_level(level):
             if key.startswith(prefix):
                 key = key[len(prefix) :]
         key = key.replace(".", "_")
+        newer = re.fullmatch(r"([1-9]|1[0-5])_([0-9]|1[0-5])", key)
+        if key not in C.FEATURE_LEVELS and newer:
+            value = int(newer[1]) << 12 | int(newer[2]) << 8
+            if value > max(C.FEATURE_LEVELS.values()):
+                # A level a newer DirectML may define: the library answers for it
+                # (DXGI_ERROR_UNSUPPORTED for a device; not supported, in a query), as for 0xMm00.
+                return value
         if key not in C.FEATURE_LEVELS:
             raise ValueError(
                 f"Device: feature_level {level!r} is not a DirectML feature level "

@@ -57,8 +57,13 @@ def test_device_errors():
         dml.Device(threads=2000)
     assert e.value.hresult == dml.E_INVALIDARG
     assert e.value.message == "dmls_device_create: thread_count is 2000, at most 1024"
-    with pytest.raises(ValueError):
+    # A well-formed level above 6_4, named or numbered: one a newer DirectML may define.
+    with pytest.raises(DirectMLError) as e:
         dml.Device(feature_level="7_0")
+    assert e.value.hresult == dml.DXGI_ERROR_UNSUPPORTED
+    for bad in ("7_x", "2_5", "16_0", "6_16"):
+        with pytest.raises(ValueError):
+            dml.Device(feature_level=bad)
     with pytest.raises(ValueError):
         dml.Device(threads=-1)
     with pytest.raises(TypeError):
@@ -177,6 +182,7 @@ def test_error_message_is_cleared_by_success():
 def test_feature_queries():
     d = dml.Device(feature_level="5_0")
     assert d.max_supported_feature_level(["4_0", "5_0", "6_0"]) == 0x5000
+    assert dml.Device().max_supported_feature_level(["6_5", "DML_FEATURE_LEVEL_6_4"]) == 0x6400
     with pytest.raises(DirectMLError) as e:
         d.max_supported_feature_level(["6_0"])
     assert e.value.hresult == dml.DXGI_ERROR_UNSUPPORTED
