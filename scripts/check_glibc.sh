@@ -27,7 +27,7 @@ trap 'rm -rf "$work"' EXIT
 tar -xzf "$out/directml_subset-$version-x86_64-linux-gnu.tar.gz" -C "$work" \
     "directml_subset-$version-x86_64-linux-gnu/lib/libdirectml_subset.so.$version"
 "$python" -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extract("directml_subset/libdirectml_subset.so", sys.argv[2])' \
-    "$out/directml_subset-$version-py3-none-manylinux_2_17_x86_64.whl" "$work"
+    "$out/directml_subset-$version-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl" "$work"
 
 newest() { # the highest GLIBC_x.y[.z] the library's dynamic symbols need
     objdump -T "$1" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/^GLIBC_//' | sort -u -t. -k1,1n -k2,2n -k3,3n | tail -n1

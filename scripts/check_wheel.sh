@@ -21,7 +21,7 @@ python="${VIRTUAL_ENV:-$src/.venv}/bin/python"
 
 echo "== scripts/dist.sh wheel"
 "$src/scripts/dist.sh" wheel --out "$out"
-wheel="$out/directml_subset-$version-py3-none-manylinux_2_17_x86_64.whl"
+wheel="$out/directml_subset-$version-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl"
 [ -f "$wheel" ] || { echo "FAIL: no $wheel"; exit 1; }
 built=$SECONDS
 
@@ -52,8 +52,12 @@ with zipfile.ZipFile(path) as z:
     if stray:
         failures.append(f"files outside the package and its metadata: {stray}")
     wheel = Parser().parsestr(z.read(f"{info}/WHEEL").decode())
-    if wheel["Root-Is-Purelib"] != "false" or wheel["Tag"] != "py3-none-manylinux_2_17_x86_64":
-        failures.append(f"WHEEL: Root-Is-Purelib {wheel['Root-Is-Purelib']}, Tag {wheel['Tag']}")
+    tags = sorted(wheel.get_all("Tag") or [])
+    if wheel["Root-Is-Purelib"] != "false" or tags != [
+        "py3-none-manylinux2014_x86_64",
+        "py3-none-manylinux_2_17_x86_64",
+    ]:
+        failures.append(f"WHEEL: Root-Is-Purelib {wheel['Root-Is-Purelib']}, Tags {tags}")
     meta = Parser().parsestr(z.read(f"{info}/METADATA").decode())
     expect = {
         "Name": "directml_subset",

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the binary packages, which run on any x86_64 Linux with glibc 2.17 or newer:
 #
-#   scripts/dist.sh wheel [--out DIR]   dist/directml_subset-VERSION-py3-none-manylinux_2_17_x86_64.whl
+#   scripts/dist.sh wheel [--out DIR]   dist/directml_subset-VERSION-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
 #   scripts/dist.sh dist  [--out DIR]   dist/directml_subset-VERSION-x86_64-linux-gnu.tar.gz and .sha256
 #   scripts/dist.sh lib                 only the library, in build/dist/lib/
 #
@@ -23,7 +23,10 @@ set -euo pipefail
 zigbuild_version=0.24.1
 target=x86_64-unknown-linux-gnu.2.17
 glibc=2.17
-wheel_platform=manylinux_2_17_x86_64
+# The wheel's platform tag: PEP 600's name and its older alias, which pip before 20.3 (Python
+# 3.9.0 ships 20.2.3) knows and the newer name it does not; both mean glibc 2.17 on x86_64.
+wheel_platform=manylinux_2_17_x86_64.manylinux2014_x86_64
+audit_platform=manylinux_2_17_x86_64
 tarball_platform=x86_64-linux-gnu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -110,13 +113,13 @@ if [ "$what" = wheel ]; then
     # (Its report is wrapped at any space: compare it on one line.)
     "$python" -m auditwheel show "$work/$(basename "$wheel")" >"$work/show.txt"
     if ! tr -s ' \n' '  ' <"$work/show.txt" |
-        grep -q "consistent with the following platform tag: \"$wheel_platform\""; then
+        grep -q "consistent with the following platform tag: \"$audit_platform\""; then
         cat "$work/show.txt" >&2
-        echo "dist.sh: auditwheel does not confirm $wheel_platform" >&2
+        echo "dist.sh: auditwheel does not confirm $audit_platform" >&2
         exit 1
     fi
     mv "$work/$(basename "$wheel")" "$wheel"
-    echo "dist.sh: $wheel (auditwheel: $wheel_platform)"
+    echo "dist.sh: $wheel (auditwheel: $audit_platform)"
     exit 0
 fi
 
