@@ -56,7 +56,8 @@ eval "set -- $("$pkg_config" --cflags --libs --static directml_subset)"
 "$cc" -static -std=c11 -Wall -Wextra -Wpedantic -Werror "-DDMLS_EXPECTED_VERSION=\"$version\"" \
     "$source" -o "$work/consumer_static" "$@"
 "$work/consumer_static"
-needed=$(readelf -d "$work/consumer_static" 2>/dev/null | grep -c NEEDED || true)
+command -v readelf >/dev/null || { echo "FAIL: readelf (binutils) is needed to check the static link"; exit 1; }
+needed=$(readelf -d "$work/consumer_static" | grep -c NEEDED || true)
 if [ "$needed" != 0 ] || readelf -l "$work/consumer_static" | grep -q INTERP; then
     echo "consumer_static is not a static executable:"
     readelf -d "$work/consumer_static" | grep NEEDED || true

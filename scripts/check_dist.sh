@@ -38,10 +38,27 @@ cmake "-DPREFIX=$prefix" -DLIBDIR=lib -DINCLUDEDIR=include -DDOCDIR=. "-DVERSION
     "-DSOURCE_DIR=$src" -P "$src/cmake/check_install.cmake"
 # Relocatable: the package files find everything from where they are.
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/directml_subset"
-if grep -rn -e "$src" -e "$build" -e "$cache" "$prefix/lib/cmake" "$prefix/lib/pkgconfig" "$prefix/include"; then
+# (grep: 0 found, 1 none, 2 an error such as a missing directory, which must fail too.)
+status=0
+grep -rn -e "$src" -e "$build" -e "$cache" "$prefix/lib/cmake" "$prefix/lib/pkgconfig" "$prefix/include" || status=$?
+if [ "$status" = 0 ]; then
     echo "FAIL: the files above name a path of the machine that built the package"
     exit 1
+elif [ "$status" != 1 ]; then
+    echo "FAIL: grep could not read the package's lib/cmake, lib/pkgconfig and include (status $status)"
+    exit 1
 fi
+# Nor does the library (its dependencies' source paths are remapped from the cargo home on).
+cargo_home=$(cd "${CARGO_HOME:-$HOME/.cargo}" && pwd)
+for f in "$prefix/lib/libdirectml_subset.so.$version" "$prefix/lib/libdirectml_subset.a"; do
+    [ -f "$f" ] || { echo "FAIL: no $f"; exit 1; }
+    if grep -a -q -e "$src/" -e "$build/" -e "$cargo_home/" "$f"; then
+        grep -a -o -e "$src/[[:graph:]]*" -e "$build/[[:graph:]]*" -e "$cargo_home/[[:graph:]]*" "$f" |
+            head -n 3 || true
+        echo "FAIL: $(basename "$f") names a path of the machine that built it (above)"
+        exit 1
+    fi
+done
 cmake "-DSOURCE_DIR=$src" "-DPREFIX=$prefix" -DLIBDIR=lib -DINCLUDEDIR=include \
     "-DPROJECT_VERSION=$version" -P "$src/cmake/check_version.cmake"
 "$src/cmake/check_exports.sh" "$prefix/lib/libdirectml_subset.so" "$prefix/include/directml_subset.h"

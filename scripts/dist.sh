@@ -78,7 +78,12 @@ if [ "$(cargo-zigbuild --version 2>/dev/null)" != "cargo-zigbuild $zigbuild_vers
 fi
 
 # --- the library -----------------------------------------------------------------------------
-# Only the library: no tests, no examples. The docs go to the top of the install tree.
+# Only the library: no tests, no examples. The docs go to the top of the install tree. The
+# dependencies' source paths that panic messages keep are written from the registry's folder
+# on, without this machine's cargo home: the same commit gives the same library on any machine
+# with the same toolchain.
+cargo_home=$(cd "${CARGO_HOME:-$HOME/.cargo}" && pwd)
+export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }--remap-path-prefix=$cargo_home=/cargo"
 mkdir -p "$build"
 cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
     -DDMLS_BUILD_EXAMPLES=OFF -DDMLS_CARGO_SUBCOMMAND=zigbuild "-DDMLS_CARGO_TARGET=$target" \
