@@ -3,7 +3,7 @@
 # c_tests/test_*.cpp as C++17), named as ctest names them.
 
 # check_dirs NAME [<source dir> [<build dir>]]: sets src and build (made), and out
-# (<build dir>/NAME, made); enters src; puts cargo on PATH; CC and CXX default to gcc and g++.
+# (<build dir>/NAME, made); enters src; puts cargo on PATH; CC and CXX default to cc and c++.
 check_dirs() {
     local name=$1
     src=$(cd "${2:-.}" && pwd)
@@ -12,8 +12,8 @@ check_dirs() {
     mkdir -p "$out"
     cd "$src"
     export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
-    CC=${CC:-gcc}
-    CXX=${CXX:-g++}
+    CC=${CC:-cc}
+    CXX=${CXX:-c++}
 }
 
 # c_test_sources: every C and C++ test program's source, relative to src.
