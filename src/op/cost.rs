@@ -421,8 +421,9 @@ pub(crate) struct Bounds {
 /// Where an execution runs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Path {
-    /// On the calling thread.
-    Serial,
+    /// On the calling thread; `timed`: its time is worth recording in the serial rate
+    /// ([`timed`]), since a later choice may read it (see [`serial_worth_timing`]).
+    Serial { timed: bool },
     /// On the caller and at most `helpers` workers ([`Workers::at_most`]: the pool's share of
     /// the machine, see [`crate::load`]); `hot`: they are on the team now, within their hot
     /// window, so the execution does not pay for waking them.
@@ -448,7 +449,7 @@ pub(crate) fn parallel_pays(
     workers: Workers<'_>,
 ) -> Path {
     if workers.threads < 2 || units < bounds.floor {
-        return Path::Serial;
+        return Path::Serial { timed: false };
     }
     if forced() {
         return Path::Parallel {
@@ -462,7 +463,7 @@ pub(crate) fn parallel_pays(
     // (none: serial).
     let workers = workers.within_share(now);
     if workers.threads < 2 {
-        return Path::Serial;
+        return Path::Serial { timed: true };
     }
     let hot = workers.hot();
     let pays = units >= bounds.ceiling || measured_pays(units, rates, trips, workers, hot, || now);
@@ -472,8 +473,28 @@ pub(crate) fn parallel_pays(
             helpers: workers.threads - 1,
         }
     } else {
-        Path::Serial
+        Path::Serial {
+            timed: now.is_some() || serial_worth_timing(units, rates, workers),
+        }
     }
+}
+
+/// Whether a serial execution of `units` units that the choice kept serial is worth timing:
+/// while its rate is young, and while the parallel path could win, that is unless the
+/// parallel rate of this octave on hot workers (the parallel path's best case) is trusted and
+/// no faster than the serial one. Where the parallel path loses even so, the two clock reads
+/// and the record buy nothing: on two vCPUs of a Zen 5 they took 50-80 ns of a
+/// 2^12-2^15-element NonZero of 180-1,700 ns. (The one choice in [`CLOCK_EVERY`] that reads
+/// the clock is timed whatever this says, so the serial rate still follows the machine, and
+/// the parallel one is retried as before.)
+fn serial_worth_timing(units: u64, rates: &Rates, workers: Workers<'_>) -> bool {
+    let rate = rates.serial(units);
+    if rate.young() {
+        return true;
+    }
+    let serial = rate.estimate_ns(units);
+    let hot = rates.on(workers.threads).rate(units, true);
+    !(hot.trusted() && hot.estimate_ns(units) >= serial)
 }
 
 /// The measured part of [`parallel_pays`] (no bounds, no `DMLS_PARALLEL`) for workers `hot`
@@ -678,6 +699,33 @@ mod tests {
     }
 
     #[test]
+    fn serial_executions_are_timed_while_young_and_where_parallel_could_pay() {
+        let r = Rates::new();
+        let two = Workers::without_pool(2);
+        let units = 1 << 20;
+        assert!(serial_worth_timing(units, &r, two), "a young rate is timed");
+        for _ in 0..2 * WINDOW {
+            r.serial(units).record(units, Duration::from_nanos(1000));
+        }
+        assert!(serial_worth_timing(units, &r, two), "no parallel rate yet");
+        let hot = r.on(2).rate(units, true);
+        for _ in 0..WINDOW {
+            hot.record(units, Duration::from_nanos(900));
+        }
+        assert!(
+            serial_worth_timing(units, &r, two),
+            "the parallel path may win"
+        );
+        for _ in 0..WINDOW {
+            hot.record(units, Duration::from_nanos(1100));
+        }
+        assert!(
+            !serial_worth_timing(units, &r, two),
+            "the parallel path loses even on hot workers"
+        );
+    }
+
+    #[test]
     fn bounds_override_the_measurement() {
         let b = Bounds {
             floor: 100,
@@ -685,15 +733,16 @@ mod tests {
         };
         let slow = Rates::new();
         let one = Workers::without_pool(1);
+        // Neither times its serial execution: no choice reads it.
         assert_eq!(
             parallel_pays(1 << 40, &b, &slow, 1, one),
-            Path::Serial,
+            Path::Serial { timed: false },
             "one thread"
         );
         let two = Workers::without_pool(2);
         assert_eq!(
             parallel_pays(99, &b, &slow, 1, two),
-            Path::Serial,
+            Path::Serial { timed: false },
             "below the floor"
         );
         assert_eq!(

@@ -51,8 +51,6 @@ fn rates<U: Word>(other: &Other<'_, U>) -> &'static Rates {
 }
 /// The smallest part of a parallel execution, in output bytes.
 const PART_MIN_BYTES: usize = 16 << 10;
-/// Serial executions of at least this many output bytes are timed for [`RATES`].
-const TIMED_MIN_BYTES: u64 = 16 << 10;
 /// Executions that touch at least this many bytes (output, and input if any) are written with
 /// non-temporal stores, which skip reading each cache line before writing it, where this
 /// machine's last-level cache size is not known ([`stream_min_bytes`]).
@@ -374,31 +372,35 @@ fn run_packed<U: Word>(
         }
     };
     let rates = rates(&other);
-    if let cost::Path::Parallel { hot, helpers } =
-        cost::parallel_pays(bytes, &PARALLEL, rates, 1, workers)
-    {
-        let workers = workers.at_most(helpers);
-        // Several parts per worker (the threads that run take the parts of one that is
-        // descheduled), each of at least PART_MIN_BYTES (a claim costs a shared cache line).
-        let min_rows = (PART_MIN_BYTES / (w * U::SIZE)).max(1);
-        let rows_per_task = rows.div_ceil(workers.threads * 4).max(min_rows);
-        let t = std::time::Instant::now();
-        let r = workers.for_each_chunk(out, rows_per_task * w, &|t, chunk| {
-            do_rows(t * rows_per_task, chunk)
-        });
-        // Only the sizes the choice is made for.
-        if bytes < PARALLEL.ceiling {
-            rates.record_parallel(bytes, workers.threads, hot, t.elapsed());
+    match cost::parallel_pays(bytes, &PARALLEL, rates, 1, workers) {
+        cost::Path::Parallel { hot, helpers } => {
+            let workers = workers.at_most(helpers);
+            // Several parts per worker (the threads that run take the parts of one that is
+            // descheduled), each of at least PART_MIN_BYTES (a claim costs a shared cache line).
+            let min_rows = (PART_MIN_BYTES / (w * U::SIZE)).max(1);
+            let rows_per_task = rows.div_ceil(workers.threads * 4).max(min_rows);
+            let t = std::time::Instant::now();
+            let r = workers.for_each_chunk(out, rows_per_task * w, &|t, chunk| {
+                do_rows(t * rows_per_task, chunk)
+            });
+            // Only the sizes the choice is made for.
+            if bytes < PARALLEL.ceiling {
+                rates.record_parallel(bytes, workers.threads, hot, t.elapsed());
+            }
+            r
         }
-        r
-    } else if workers.threads > 1 && (TIMED_MIN_BYTES..PARALLEL.ceiling).contains(&bytes) {
-        // (Timed only where a choice is made: a device of one thread never reads the rates,
-        // and its executions on many host threads at once would all write their cache line.)
-        cost::timed(rates.serial(bytes), bytes, || do_rows(0, out));
-        Ok(())
-    } else {
-        do_rows(0, out);
-        Ok(())
+        // Timed only where a later choice may read the rate (`cost::Path::Serial`): not below
+        // the floor, nor on a device of one thread (whose executions on many host threads at
+        // once would also all write the rate's cache line). From the ceiling on there is no
+        // choice.
+        cost::Path::Serial { timed: true } if bytes < PARALLEL.ceiling => {
+            cost::timed(rates.serial(bytes), bytes, || do_rows(0, out));
+            Ok(())
+        }
+        cost::Path::Serial { .. } => {
+            do_rows(0, out);
+            Ok(())
+        }
     }
 }
 

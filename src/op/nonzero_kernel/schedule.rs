@@ -88,8 +88,8 @@ fn rates<U: Word>(src: &Source<'_, U>, plan: &NonZeroPlan) -> &'static Rates {
     let coords = usize::from(!plan.coords.packed) + 2 * usize::from(plan.coords.dtype.size() == 8);
     &RATES[src.class() * 16 + U::SIZE.trailing_zeros() as usize * 4 + coords]
 }
-/// Serial executions of at least this many elements are timed for [`RATES`].
-const TIMED_MIN: u64 = 1 << 12;
+/// Serial executions of fewer elements mask in one step, `SMALL_MAX / 64` words on the stack.
+const SMALL_MAX: u64 = 1 << 12;
 /// Elements the serial path masks at a time on the heap (larger inputs than `STACK_MAX`).
 const SERIAL_CHUNK: u64 = 1 << 17;
 /// Bitmask words the serial path works on at a time (on the stack): each chunk's walk pays a
@@ -112,29 +112,29 @@ pub(super) fn drive<U: Word>(
     let rates = rates(src, plan);
     // A single part has nothing to split: the parallel path would only add its trips. (The
     // split is worked out only where there is a choice: its divisions cost a small input 2-3%.)
-    let shared = match rows {
+    // Serial executions are timed only where a later choice may read their rate
+    // (`cost::Path::Serial`): not below the floor, nor on a device of one thread, nor where
+    // the writer cannot be shared (whose executions on many host threads at once would also
+    // all write the rate's cache line).
+    let (shared, timed) = match rows {
         Writer::Parallel(rows) if workers.threads > 1 && m >= PARALLEL.floor => {
             let split = Split::new(m, workers.threads.min(MAX_THREADS), src.min_chunk());
             let path = match split.parts {
-                1 => Path::Serial,
+                1 => Path::Serial { timed: false },
                 // One trip through the workers.
                 _ => cost::parallel_pays(m, &PARALLEL, rates, 1, workers),
             };
             match path {
-                Path::Parallel { hot, helpers } => Some((rows, split, hot, helpers)),
-                Path::Serial => None,
+                Path::Parallel { hot, helpers } => (Some((rows, split, hot, helpers)), false),
+                Path::Serial { timed } => (None, timed),
             }
         }
-        _ => None,
+        _ => (None, false),
     };
     let Some((rows, split, hot, helpers)) = shared else {
         let rows = rows.on_this_thread();
-        // Timed only where a choice is made: a device of one thread never reads the rates, and
-        // its executions on many host threads at once would all write their cache line.
-        let timed = workers.threads > 1;
         if let Some(input) = src.packed() {
-            // (A clock read costs about a fifth of a small execution: only timed sizes read it.)
-            let t = (timed && m >= TIMED_MIN).then(std::time::Instant::now);
+            let t = timed.then(std::time::Instant::now);
             // SAFETY: these are the whole input's elements; this thread is the only writer.
             if let Some(count) = unsafe { rows.one_pass(input.range(0, m as usize), 0, 0) } {
                 if let Some(t) = t {
@@ -148,8 +148,8 @@ pub(super) fn drive<U: Word>(
         if m <= 64 {
             return Ok(serial(src, rows, m, &mut [0u64; 1]));
         }
-        if m < TIMED_MIN {
-            return Ok(serial(src, rows, m, &mut [0u64; TIMED_MIN as usize / 64]));
+        if m < SMALL_MAX {
+            return Ok(serial(src, rows, m, &mut [0u64; SMALL_MAX as usize / 64]));
         }
         if m < STACK_MAX && src.min_chunk() == 0 {
             let words = &mut [0u64; SERIAL_WORDS];
