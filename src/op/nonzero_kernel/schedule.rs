@@ -110,22 +110,27 @@ pub(super) fn drive<U: Word>(
 ) -> Result<u64> {
     let m = plan.input.elements;
     let rates = rates(src, plan);
-    // A single part has nothing to split: the parallel path would only add its trips. (The
-    // split is worked out only where there is a choice: its divisions cost a small input 2-3%.)
+    // A single part has nothing to split: the parallel path would only add its trips. An input
+    // from the floor has one part only where a tiled input's smallest part holds it all. (The
+    // split is worked out only where the parallel path is chosen: its divisions cost a small
+    // input 2-3%.)
     // Serial executions are timed only where a later choice may read their rate
     // (`cost::Path::Serial`): not below the floor, nor on a device of one thread, nor where
     // the writer cannot be shared (whose executions on many host threads at once would also
     // all write the rate's cache line).
     let (shared, timed) = match rows {
-        Writer::Parallel(rows) if workers.threads > 1 && m >= PARALLEL.floor => {
-            let split = Split::new(m, workers.threads.min(MAX_THREADS), src.min_chunk());
-            let path = match split.parts {
-                1 => Path::Serial { timed: false },
-                // One trip through the workers.
-                _ => cost::parallel_pays(m, &PARALLEL, rates, 1, workers),
-            };
-            match path {
-                Path::Parallel { hot, helpers } => (Some((rows, split, hot, helpers)), false),
+        Writer::Parallel(rows)
+            if workers.threads > 1
+                && m >= PARALLEL.floor
+                && src.min_chunk().div_ceil(64) * 64 < m =>
+        {
+            // One trip through the workers.
+            match cost::parallel_pays(m, &PARALLEL, rates, 1, workers) {
+                Path::Parallel { hot, helpers } => {
+                    let split = Split::new(m, workers.threads.min(MAX_THREADS), src.min_chunk());
+                    debug_assert!(split.parts > 1, "{OP}: one part from the floor");
+                    (Some((rows, split, hot, helpers)), false)
+                }
                 Path::Serial { timed } => (None, timed),
             }
         }
@@ -628,8 +633,13 @@ mod tests {
             (1 << 26, 2, 0),
             (3 << 20, 4, 70_000),
             (1 << 33, 16, 0),
+            (1 << 14, 2, 1 << 14),
+            (1 << 15, 4, 40_000),
+            (1 << 15, 4, 32_700),
         ] {
             let split = Split::new(m, threads, min_chunk);
+            // `drive` tells one part from several before it splits.
+            assert_eq!(split.parts > 1, min_chunk.div_ceil(64) * 64 < m, "{m}, {min_chunk}");
             assert!(
                 split.parts <= MAX_PARTS,
                 "{m} elements: {} parts",
