@@ -37,11 +37,32 @@ fn header_declares_exactly_directml_identifiers() {
             continue;
         }
         let body = parts.next().unwrap_or("").trim();
-        // A constant is `DMLS_ORDER_CHECK_(value, n)`; the rest are plain numbers.
-        let value = body
-            .strip_prefix("DMLS_ORDER_CHECK_(")
-            .map(|r| r.split(',').next().unwrap())
-            .unwrap_or(body);
+        if name == "DML_TARGET_VERSION" {
+            // DirectML.h's version macro (not a value of its enums or constants), defined where
+            // a program has not, as the DirectML.h the identifiers were compiled from has it.
+            assert!(
+                tsv.lines()
+                    .next()
+                    .is_some_and(|l| l.contains("DML_TARGET_VERSION 0x6400"))
+                    || tsv
+                        .lines()
+                        .nth(1)
+                        .is_some_and(|l| l.contains("DML_TARGET_VERSION 0x6400")),
+                "the identifiers' DirectML.h is not DML_TARGET_VERSION 0x6400"
+            );
+            assert_eq!(body, "0x6400", "#define DML_TARGET_VERSION {body}");
+            continue;
+        }
+        // A constant is `DMLS_ORDER_CHECK_(value, n)`, its value unsigned (`5u`, as DirectML.h's
+        // `static const UINT`); the rest are plain numbers.
+        let value = match body.strip_prefix("DMLS_ORDER_CHECK_(") {
+            Some(r) => {
+                let v = r.split(',').next().unwrap();
+                v.strip_suffix('u')
+                    .unwrap_or_else(|| panic!("#define {name} {body}: not unsigned"))
+            }
+            None => body,
+        };
         let value = value
             .parse::<u64>()
             .unwrap_or_else(|_| panic!("#define {name} {body}: not a number"));

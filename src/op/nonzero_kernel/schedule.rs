@@ -639,7 +639,11 @@ mod tests {
         ] {
             let split = Split::new(m, threads, min_chunk);
             // `drive` tells one part from several before it splits.
-            assert_eq!(split.parts > 1, min_chunk.div_ceil(64) * 64 < m, "{m}, {min_chunk}");
+            assert_eq!(
+                split.parts > 1,
+                min_chunk.div_ceil(64) * 64 < m,
+                "{m}, {min_chunk}"
+            );
             assert!(
                 split.parts <= MAX_PARTS,
                 "{m} elements: {} parts",
