@@ -6,7 +6,7 @@
 #       # ctest: tier check, timeout 1800
 #   (tier `test` or `check`, the timeout in seconds; see dmls_tier in CMakeLists.txt). A script
 #   without that line is in the tier `test` with a timeout of 600 s. A script that cannot run
-#   here prints a line starting "SKIP: " and exits 0; ctest reports it as skipped.
+#   here prints a line starting "SKIP: " and exits 77; ctest reports it as skipped.
 # - python/run_tests.sh, when it exists, is the ctest test "python", run from the source
 #   directory as   python/run_tests.sh <path to libdirectml_subset.so>, and, with
 #   DIRECTML_SUBSET_TEST_INSTALL=1 and tests/test_install.py alone, the test "python_install"
@@ -29,10 +29,12 @@ foreach(script IN LISTS DMLS_CHECK_SCRIPTS)
     WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
   # Such checks often run cargo on the shared target directory (with the library build's
   # environment, so that they do not rebuild the crate).
-  # A script that cannot run here prints a line starting "SKIP: " and exits 0: ctest then
-  # lists it as skipped, not passed (a skip does not fail the run).
+  # A script that cannot run here prints a line starting "SKIP: " and exits 77 (automake's
+  # code for a skip): ctest then lists it as skipped, not passed, and a skip does not fail the
+  # run. (An exit code, not the text: a script that printed such a line and then failed must
+  # fail.)
   set_tests_properties(${_dmls_test_name} PROPERTIES RESOURCE_LOCK cargo
-    SKIP_REGULAR_EXPRESSION "(^|\n)SKIP: "
+    SKIP_RETURN_CODE 77
     ENVIRONMENT "${DMLS_CARGO_ENV};${DMLS_TEST_ENV}")
   file(STRINGS "${script}" _dmls_tier_line REGEX "^# ctest: " LIMIT_COUNT 1)
   if(_dmls_tier_line MATCHES "^# ctest: tier (test|check), timeout ([0-9]+)$")

@@ -5,7 +5,7 @@
 # warnings as errors; with MinGW's C++ compiler also c_tests/header_only.cpp and
 # c_tests/directml_client.cpp. Run as root without MinGW-w64, it installs it with apt-get
 # (gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64, about 100 MB); where it cannot, it prints SKIP
-# and ctest lists it as skipped.
+# and exits 77, and ctest lists it as skipped.
 #
 #   scripts/check_windows_header.sh [<source dir> [<build dir>]]
 #
@@ -22,7 +22,7 @@ if ! command -v "$cc" >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-ge
 fi
 if ! command -v "$cc" >/dev/null 2>&1; then
     echo "SKIP: no MinGW-w64 cross compiler ($cc) to compile the header against <windows.h>"
-    exit 0
+    exit 77
 fi
 count=0
 compile() { # compiler, flags...
