@@ -57,8 +57,11 @@ eval "set -- $("$pkg_config" --cflags --libs --static directml_subset)"
     "$source" -o "$work/consumer_static" "$@"
 "$work/consumer_static"
 command -v readelf >/dev/null || { echo "FAIL: readelf (binutils) is needed to check the static link"; exit 1; }
-needed=$(readelf -d "$work/consumer_static" | grep -c NEEDED || true)
-if [ "$needed" != 0 ] || readelf -l "$work/consumer_static" | grep -q INTERP; then
+# (readelf's output captured first: a readelf that fails stops the check, not passes it.)
+dynamic=$(readelf -d "$work/consumer_static")
+headers=$(readelf -l "$work/consumer_static")
+needed=$(grep -c NEEDED <<<"$dynamic" || true)
+if [ "$needed" != 0 ] || grep -q INTERP <<<"$headers"; then
     echo "consumer_static is not a static executable:"
     readelf -d "$work/consumer_static" | grep NEEDED || true
     exit 1

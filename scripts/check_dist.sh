@@ -52,9 +52,9 @@ fi
 cargo_home=$(cd "${CARGO_HOME:-$HOME/.cargo}" && pwd)
 for f in "$prefix/lib/libdirectml_subset.so.$version" "$prefix/lib/libdirectml_subset.a"; do
     [ -f "$f" ] || { echo "FAIL: no $f"; exit 1; }
-    if grep -a -q -e "$src/" -e "$build/" -e "$cargo_home/" "$f"; then
-        grep -a -o -e "$src/[[:graph:]]*" -e "$build/[[:graph:]]*" -e "$cargo_home/[[:graph:]]*" "$f" |
-            head -n 3 || true
+    if grep -a -q -e "$src/" -e "$build/" -e "$cache/" -e "$cargo_home/" "$f"; then
+        grep -a -o -e "$src/[[:graph:]]*" -e "$build/[[:graph:]]*" -e "$cache/[[:graph:]]*" \
+            -e "$cargo_home/[[:graph:]]*" "$f" | head -n 3 || true
         echo "FAIL: $(basename "$f") names a path of the machine that built it (above)"
         exit 1
     fi

@@ -82,8 +82,22 @@ fi
 # dependencies' source paths that panic messages keep are written from the registry's folder
 # on, without this machine's cargo home: the same commit gives the same library on any machine
 # with the same toolchain.
+# (CARGO_ENCODED_RUSTFLAGS, whose flags are separated by 0x1f, so that a cargo home with a
+# space stays one flag; RUSTFLAGS or CARGO_ENCODED_RUSTFLAGS of the caller come first. Either
+# takes the place of a cargo config's build.rustflags, which a shipped build should not take.)
 cargo_home=$(cd "${CARGO_HOME:-$HOME/.cargo}" && pwd)
-export RUSTFLAGS="${RUSTFLAGS:+$RUSTFLAGS }--remap-path-prefix=$cargo_home=/cargo"
+remap="--remap-path-prefix=$cargo_home=/cargo"
+sep=$'\x1f'
+if [ -n "${CARGO_ENCODED_RUSTFLAGS:-}" ]; then
+    CARGO_ENCODED_RUSTFLAGS="$CARGO_ENCODED_RUSTFLAGS$sep$remap"
+elif [ -n "${RUSTFLAGS:-}" ]; then
+    read -r -a user_flags <<<"$RUSTFLAGS"
+    CARGO_ENCODED_RUSTFLAGS=$(IFS="$sep" && echo "${user_flags[*]}")"$sep$remap"
+else
+    CARGO_ENCODED_RUSTFLAGS=$remap
+fi
+export CARGO_ENCODED_RUSTFLAGS
+unset RUSTFLAGS
 mkdir -p "$build"
 cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
     -DDMLS_BUILD_EXAMPLES=OFF -DDMLS_CARGO_SUBCOMMAND=zigbuild "-DDMLS_CARGO_TARGET=$target" \
