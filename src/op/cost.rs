@@ -90,6 +90,8 @@ pub(crate) struct Rate<const FASTEST: bool> {
     /// The window's fastest or lower median (0: none yet), kept at each record so that a
     /// choice reads one word.
     value: AtomicU32,
+    /// Serial executions the choice left untimed ([`Rate::untimed_due`]).
+    untimed: AtomicU32,
 }
 
 /// The serial path's rate: the fastest of the last [`WINDOW`] executions.
@@ -101,6 +103,9 @@ pub(crate) type ParallelRate = Rate<false>;
 /// execution of a process pays for new buffers' pages and cold caches: a 2^14-element
 /// NonZero's took 26 µs against 1.2 µs after.
 const SERIAL_FIRST: u32 = 3;
+/// Of the serial executions that need no timing ([`serial_worth_timing`]), one in this many is
+/// timed all the same.
+const UNTIMED_EVERY: u32 = 16;
 
 impl<const FASTEST: bool> Rate<FASTEST> {
     /// A rate not measured yet.
@@ -109,6 +114,7 @@ impl<const FASTEST: bool> Rate<FASTEST> {
             window: [const { AtomicU32::new(0) }; WINDOW],
             recorded: AtomicU32::new(0),
             value: AtomicU32::new(0),
+            untimed: AtomicU32::new(0),
         }
     }
 
@@ -147,6 +153,16 @@ impl<const FASTEST: bool> Rate<FASTEST> {
     /// rate stopped early might never be retried.
     pub fn lost(&self, units: u64, serial_ns: u64) -> bool {
         self.known() && self.estimate_ns(units) >= serial_ns
+    }
+
+    /// Counts a serial execution that the choice would leave untimed; true for one in
+    /// [`UNTIMED_EVERY`], which is timed all the same, so that the rate still follows the
+    /// machine. (A count of its own per octave: a caller that alternates sizes gets each
+    /// octave's share.) A racy count: two threads may both see the same turn.
+    pub fn untimed_due(&self) -> bool {
+        let n = self.untimed.load(Ordering::Relaxed);
+        self.untimed.store(n.wrapping_add(1), Ordering::Relaxed);
+        n % UNTIMED_EVERY == UNTIMED_EVERY - 1
     }
 
     /// True while fewer than two windows of executions have been recorded.
@@ -474,7 +490,7 @@ pub(crate) fn parallel_pays(
         }
     } else {
         Path::Serial {
-            timed: now.is_some() || serial_worth_timing(units, rates, workers),
+            timed: serial_worth_timing(units, rates, workers),
         }
     }
 }
@@ -484,9 +500,9 @@ pub(crate) fn parallel_pays(
 /// parallel rate of this octave on hot workers (the parallel path's best case) is trusted and
 /// no faster than the serial one. Where the parallel path loses even so, the two clock reads
 /// and the record buy nothing: on two vCPUs of a Zen 5 they took 50-80 ns of a
-/// 2^12-2^15-element NonZero of 180-1,700 ns. (The one choice in [`CLOCK_EVERY`] that reads
-/// the clock is timed whatever this says, so the serial rate still follows the machine, and
-/// the parallel one is retried as before.)
+/// 2^12-2^15-element NonZero of 180-1,700 ns. One such execution in [`UNTIMED_EVERY`] is timed
+/// all the same ([`Rate::untimed_due`]), so the serial rate still follows the machine; the
+/// parallel one is retried as before.
 fn serial_worth_timing(units: u64, rates: &Rates, workers: Workers<'_>) -> bool {
     let rate = rates.serial(units);
     if rate.young() {
@@ -494,7 +510,7 @@ fn serial_worth_timing(units: u64, rates: &Rates, workers: Workers<'_>) -> bool 
     }
     let serial = rate.estimate_ns(units);
     let hot = rates.on(workers.threads).rate(units, true);
-    !(hot.trusted() && hot.estimate_ns(units) >= serial)
+    !(hot.trusted() && hot.estimate_ns(units) >= serial) || rate.untimed_due()
 }
 
 /// The measured part of [`parallel_pays`] (no bounds, no `DMLS_PARALLEL`) for workers `hot`
@@ -719,10 +735,15 @@ mod tests {
         for _ in 0..WINDOW {
             hot.record(units, Duration::from_nanos(1100));
         }
-        assert!(
-            !serial_worth_timing(units, &r, two),
-            "the parallel path loses even on hot workers"
-        );
+        // The parallel path loses even on hot workers: one in UNTIMED_EVERY, this octave's
+        // own count, whatever runs between.
+        let timed = (0..4 * UNTIMED_EVERY)
+            .filter(|_| {
+                r.serial(1 << 12).untimed_due();
+                serial_worth_timing(units, &r, two)
+            })
+            .count();
+        assert_eq!(timed, 4);
     }
 
     #[test]
