@@ -90,8 +90,8 @@ pub(crate) struct Rate<const FASTEST: bool> {
     /// The window's fastest or lower median (0: none yet), kept at each record so that a
     /// choice reads one word.
     value: AtomicU32,
-    /// Serial executions the choice left untimed ([`Rate::untimed_due`]).
-    untimed: AtomicU32,
+    /// Choices made for this octave (serial rates: [`Rates::tick`]).
+    choices: AtomicU32,
 }
 
 /// The serial path's rate: the fastest of the last [`WINDOW`] executions.
@@ -103,9 +103,6 @@ pub(crate) type ParallelRate = Rate<false>;
 /// execution of a process pays for new buffers' pages and cold caches: a 2^14-element
 /// NonZero's took 26 µs against 1.2 µs after.
 const SERIAL_FIRST: u32 = 3;
-/// Of the serial executions that need no timing ([`serial_worth_timing`]), one in this many is
-/// timed all the same.
-const UNTIMED_EVERY: u32 = 16;
 
 impl<const FASTEST: bool> Rate<FASTEST> {
     /// A rate not measured yet.
@@ -114,7 +111,7 @@ impl<const FASTEST: bool> Rate<FASTEST> {
             window: [const { AtomicU32::new(0) }; WINDOW],
             recorded: AtomicU32::new(0),
             value: AtomicU32::new(0),
-            untimed: AtomicU32::new(0),
+            choices: AtomicU32::new(0),
         }
     }
 
@@ -153,16 +150,6 @@ impl<const FASTEST: bool> Rate<FASTEST> {
     /// rate stopped early might never be retried.
     pub fn lost(&self, units: u64, serial_ns: u64) -> bool {
         self.known() && self.estimate_ns(units) >= serial_ns
-    }
-
-    /// Counts a serial execution that the choice would leave untimed; true for one in
-    /// [`UNTIMED_EVERY`], which is timed all the same, so that the rate still follows the
-    /// machine. (A count of its own per octave: a caller that alternates sizes gets each
-    /// octave's share.) A racy count: two threads may both see the same turn.
-    pub fn untimed_due(&self) -> bool {
-        let n = self.untimed.load(Ordering::Relaxed);
-        self.untimed.store(n.wrapping_add(1), Ordering::Relaxed);
-        n % UNTIMED_EVERY == UNTIMED_EVERY - 1
     }
 
     /// True while fewer than two windows of executions have been recorded.
@@ -285,8 +272,6 @@ fn octave(units: u64) -> usize {
 pub(crate) struct Rates {
     serial: [SerialRate; OCTAVES],
     parallel: [Parallel; THREAD_CLASSES],
-    /// Choices made, for [`Rates::tick`].
-    choices: AtomicU64,
 }
 
 /// The parallel rates of one class of work on one class of thread counts, and when their
@@ -366,7 +351,7 @@ fn serial_retry_ns(serial_ns: u64) -> u64 {
 }
 
 /// Choices per look at the clock for the retries.
-const CLOCK_EVERY: u64 = 16;
+const CLOCK_EVERY: u32 = 16;
 
 impl Rates {
     /// Rates not measured yet.
@@ -374,16 +359,20 @@ impl Rates {
         Rates {
             serial: [const { SerialRate::new() }; OCTAVES],
             parallel: [const { Parallel::new() }; THREAD_CLASSES],
-            choices: AtomicU64::new(0),
         }
     }
 
-    /// True once per [`CLOCK_EVERY`] choices: the clock that times the retries is read only
-    /// then (a read took about 25 ns, 5% of a 2^14-element execution). A racy count: two
-    /// threads may both see the same tick.
-    fn tick(&self) -> bool {
-        let n = self.choices.load(Ordering::Relaxed);
-        self.choices.store(n.wrapping_add(1), Ordering::Relaxed);
+    /// True once per [`CLOCK_EVERY`] choices for the octave of `units`: the clock that times
+    /// the retries is read only then (a read took about 25 ns, 5% of a 2^14-element execution),
+    /// and a serial execution is then timed whatever else says (see [`serial_worth_timing`]).
+    /// A count per octave: a caller that alternates sizes of two octaves gets ticks in each
+    /// (with one count for all, a period that divides [`CLOCK_EVERY`] gave every tick to one
+    /// of them, and the other's retries never came). A racy count: two threads may both see
+    /// the same tick.
+    fn tick(&self, units: u64) -> bool {
+        let choices = &self.serial(units).choices;
+        let n = choices.load(Ordering::Relaxed);
+        choices.store(n.wrapping_add(1), Ordering::Relaxed);
         n.is_multiple_of(CLOCK_EVERY)
     }
 
@@ -474,7 +463,7 @@ pub(crate) fn parallel_pays(
         };
     }
     // The clock is read once per CLOCK_EVERY choices: for the retries and the machine's load.
-    let now = rates.tick().then(now_ns);
+    let now = rates.tick(units).then(now_ns);
     // On a machine with more runnable threads than CPUs, as many workers as the pool's share
     // (none: serial).
     let workers = workers.within_share(now);
@@ -490,7 +479,7 @@ pub(crate) fn parallel_pays(
         }
     } else {
         Path::Serial {
-            timed: serial_worth_timing(units, rates, workers),
+            timed: now.is_some() || serial_worth_timing(units, rates, workers),
         }
     }
 }
@@ -500,9 +489,9 @@ pub(crate) fn parallel_pays(
 /// parallel rate of this octave on hot workers (the parallel path's best case) is trusted and
 /// no faster than the serial one. Where the parallel path loses even so, the two clock reads
 /// and the record buy nothing: on two vCPUs of a Zen 5 they took 50-80 ns of a
-/// 2^12-2^15-element NonZero of 180-1,700 ns. One such execution in [`UNTIMED_EVERY`] is timed
-/// all the same ([`Rate::untimed_due`]), so the serial rate still follows the machine; the
-/// parallel one is retried as before.
+/// 2^12-2^15-element NonZero of 180-1,700 ns. The octave's one choice in [`CLOCK_EVERY`] that
+/// reads the clock ([`Rates::tick`]) is timed all the same, so the serial rate still follows
+/// the machine; the parallel one is retried as before.
 fn serial_worth_timing(units: u64, rates: &Rates, workers: Workers<'_>) -> bool {
     let rate = rates.serial(units);
     if rate.young() {
@@ -510,7 +499,7 @@ fn serial_worth_timing(units: u64, rates: &Rates, workers: Workers<'_>) -> bool 
     }
     let serial = rate.estimate_ns(units);
     let hot = rates.on(workers.threads).rate(units, true);
-    !(hot.trusted() && hot.estimate_ns(units) >= serial) || rate.untimed_due()
+    !(hot.trusted() && hot.estimate_ns(units) >= serial)
 }
 
 /// The measured part of [`parallel_pays`] (no bounds, no `DMLS_PARALLEL`) for workers `hot`
@@ -735,15 +724,10 @@ mod tests {
         for _ in 0..WINDOW {
             hot.record(units, Duration::from_nanos(1100));
         }
-        // The parallel path loses even on hot workers: one in UNTIMED_EVERY, this octave's
-        // own count, whatever runs between.
-        let timed = (0..4 * UNTIMED_EVERY)
-            .filter(|_| {
-                r.serial(1 << 12).untimed_due();
-                serial_worth_timing(units, &r, two)
-            })
-            .count();
-        assert_eq!(timed, 4);
+        assert!(
+            !serial_worth_timing(units, &r, two),
+            "the parallel path loses even on hot workers"
+        );
     }
 
     #[test]
@@ -876,7 +860,16 @@ mod tests {
     #[test]
     fn the_clock_is_read_once_per_clock_every_choices() {
         let r = serial_at_1ns(&[500]);
-        let ticks = (0..CLOCK_EVERY * 4).filter(|_| r.tick()).count();
+        let ticks = (0..CLOCK_EVERY * 4).filter(|_| r.tick(500)).count();
+        assert_eq!(ticks, 4);
+        // A caller that alternates two octaves: each gets its ticks.
+        let (a, b) = (1 << 14, 1 << 20);
+        let ticks = (0..CLOCK_EVERY * 4)
+            .filter(|_| {
+                r.tick(a);
+                r.tick(b)
+            })
+            .count();
         assert_eq!(ticks, 4);
         // Parallel measured slower than serial, and a retry long due: without a look at the
         // clock the measured answer stands; with one, the retry is taken.
