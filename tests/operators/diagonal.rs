@@ -87,20 +87,27 @@ fn diagonal_matrix1_extreme_bounds() {
     }
 }
 
-#[test]
-fn diagonal_matrix1_in_place_and_overlap() {
-    let dev = Device::newest();
-    let mut input = Tensor::new(F32, &[4, 5]);
-    let mut output = Tensor::new(F32, &[4, 5]);
-    let desc = diag1_desc(Some(&mut input), &mut output, f32_value(0.0), i32::MIN, 1);
+/// The 4×5 seed input's upper triangle (k = 1) run in place through `input` and `output`
+/// (descs of its 20 elements): returns the operator.
+fn upper_in_place(dev: &Device, input: &mut Tensor, output: &mut Tensor, what: &str) -> Operator {
+    let desc = diag1_desc(Some(input), output, f32_value(0.0), i32::MIN, 1);
     let op = dev.create_op(&*desc).unwrap();
     let mut buf = Buffer::with_bytes(&seed_input());
     let b = buf.binding();
-    execute(&op, &[bind(&b)], &[bind(&b)]).expect("in place");
+    execute(&op, &[bind(&b)], &[bind(&b)]).expect(what);
     assert_eq!(
         f32s(buf.bytes()),
-        [0., 7., 3., 7., 9., 0., 0., 8., 6., 9., 0., 0., 0., 8., 7., 0., 0., 0., 0., 4.]
+        [0., 7., 3., 7., 9., 0., 0., 8., 6., 9., 0., 0., 0., 8., 7., 0., 0., 0., 0., 4.],
+        "{what}"
     );
+    op
+}
+
+#[test]
+fn diagonal_matrix1_in_place_and_overlap() {
+    let dev = Device::newest();
+    let (mut input, mut output) = (Tensor::new(F32, &[4, 5]), Tensor::new(F32, &[4, 5]));
+    let op = upper_in_place(&dev, &mut input, &mut output, "in place");
     // Overlapping but not the same address: rejected, nothing written.
     let mut big = Buffer::new(80 + 16);
     let before = big.all().to_vec();
@@ -137,14 +144,11 @@ fn diagonal_matrix1_in_place_and_overlap() {
     // element): every element is at the same address, so it runs in place.
     let mut input = Tensor::strided(F32, &[1, 4, 5], &[0, 5, 1]);
     let mut output = Tensor::new(F32, &[1, 4, 5]);
-    let desc = diag1_desc(Some(&mut input), &mut output, f32_value(0.0), i32::MIN, 1);
-    let op = dev.create_op(&*desc).unwrap();
-    let mut buf = Buffer::with_bytes(&seed_input());
-    let b = buf.binding();
-    execute(&op, &[bind(&b)], &[bind(&b)]).expect("in place, a size-1 dimension's stride aside");
-    assert_eq!(
-        f32s(buf.bytes()),
-        [0., 7., 3., 7., 9., 0., 0., 8., 6., 9., 0., 0., 0., 8., 7., 0., 0., 0., 0., 4.]
+    upper_in_place(
+        &dev,
+        &mut input,
+        &mut output,
+        "in place, a size-1 stride aside",
     );
 }
 
