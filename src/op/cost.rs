@@ -38,7 +38,7 @@
 //! `DMLS_PARALLEL=always` in the environment takes the parallel path from the floor on, so that
 //! tests reach the parallel paths whatever this machine measures (the test suite sets it).
 
-use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, Ordering};
+use core::sync::atomic::{AtomicU32, AtomicU64, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::pool::Workers;
@@ -92,9 +92,6 @@ pub(crate) struct Rate<const FASTEST: bool> {
     value: AtomicU32,
     /// Choices made for this octave (serial rates: [`Rates::tick`]).
     choices: AtomicU32,
-    /// The last full choice found this rate trusted and no faster than the serial one (hot
-    /// parallel rates: [`parallel_pays`]'s short cut).
-    loses: AtomicBool,
 }
 
 /// The serial path's rate: the fastest of the last [`WINDOW`] executions.
@@ -115,7 +112,6 @@ impl<const FASTEST: bool> Rate<FASTEST> {
             recorded: AtomicU32::new(0),
             value: AtomicU32::new(0),
             choices: AtomicU32::new(0),
-            loses: AtomicBool::new(false),
         }
     }
 
@@ -467,39 +463,23 @@ pub(crate) fn parallel_pays(
         };
     }
     // The clock is read once per CLOCK_EVERY choices: for the retries and the machine's load.
-    let tick = rates.tick(units);
-    // Between those, where the last full choice found that the parallel path loses even on
-    // awake workers (its best case), serial at once: the full choice could only say the same
-    // (the retries and the load are looked at on the ticks), and it cost about 25 ns of a
-    // 2^14-element NonZero of 390 on two vCPUs of a Zen 5.
-    let best = rates.on(workers.threads).rate(units, true);
-    if !tick && units < bounds.ceiling && best.loses.load(Ordering::Relaxed) {
-        return Path::Serial { timed: false };
-    }
-    let now = tick.then(now_ns);
-    let threads = workers.threads;
+    let now = rates.tick(units).then(now_ns);
     // On a machine with more runnable threads than CPUs, as many workers as the pool's share
     // (none: serial).
     let workers = workers.within_share(now);
     if workers.threads < 2 {
-        best.loses.store(false, Ordering::Relaxed);
         return Path::Serial { timed: true };
     }
     let hot = workers.hot();
     let pays = units >= bounds.ceiling || measured_pays(units, rates, trips, workers, hot, || now);
     if pays {
-        best.loses.store(false, Ordering::Relaxed);
         Path::Parallel {
             hot,
             helpers: workers.threads - 1,
         }
     } else {
-        let worth = serial_worth_timing(units, rates, workers);
-        // (Only for the whole pool: a share cut by the load has rates of its own.)
-        best.loses
-            .store(!worth && workers.threads == threads, Ordering::Relaxed);
         Path::Serial {
-            timed: tick || worth,
+            timed: now.is_some() || serial_worth_timing(units, rates, workers),
         }
     }
 }
@@ -721,37 +701,6 @@ mod tests {
         assert!(gains(20_000, 8, 2, 5_000));
         // An unmeasurable pool never pays.
         assert!(!gains(u64::MAX / 2, 2, 1, u64::MAX));
-    }
-
-    #[test]
-    fn between_ticks_a_choice_that_lost_on_awake_workers_stays_serial_at_once() {
-        let b = Bounds {
-            floor: 1,
-            ceiling: u64::MAX,
-        };
-        let units = 1 << 20;
-        let r = Rates::new();
-        for _ in 0..2 * WINDOW {
-            r.serial(units).record(units, Duration::from_nanos(1000));
-        }
-        // Parallel twice as slow on awake workers, three times on called ones: every choice
-        // serial, and untimed but on the ticks.
-        record(&r, units, true, Duration::from_nanos(2000));
-        record(&r, units, false, Duration::from_nanos(3000));
-        let two = Workers::without_pool(2);
-        let paths: Vec<Path> = (0..2 * CLOCK_EVERY)
-            .map(|_| parallel_pays(units, &b, &r, 1, two))
-            .collect();
-        let timed = paths.iter().filter(|p| **p == Path::Serial { timed: true });
-        assert_eq!(timed.count(), 2, "{paths:?}");
-        assert!(r.on(2).rate(units, true).loses.load(Ordering::Relaxed));
-        // Awake workers now gain: within one tick the full choice sees it, and the serial
-        // executions are timed again (the choice is close).
-        record(&r, units, true, Duration::from_nanos(100));
-        let again = (0..=CLOCK_EVERY)
-            .position(|_| parallel_pays(units, &b, &r, 1, two) == Path::Serial { timed: true });
-        assert!(again.is_some());
-        assert!(!r.on(2).rate(units, true).loses.load(Ordering::Relaxed));
     }
 
     #[test]
