@@ -112,9 +112,10 @@ typedef int32_t HRESULT;
 #define DML_PERSISTENT_BUFFER_ALIGNMENT DMLS_ORDER_CHECK_(256u, 4)
 #define DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT DMLS_ORDER_CHECK_(16u, 5)
 
-/* DirectML.h's target version, as DirectML.h defines it where a program does not (with
-   DML_TARGET_VERSION_USE_LATEST): the version whose identifiers this header declares, so that
-   code guarded by "#if DML_TARGET_VERSION >= 0x5100" compiles here as it does with DirectML.h.
+/* DirectML.h's target version, as DirectML.h defines it where a program does not and sets no
+   Windows target (NTDDI_VERSION), or asks for DML_TARGET_VERSION_USE_LATEST: 0x6400, the
+   version whose identifiers this header declares, so that code guarded by
+   "#if DML_TARGET_VERSION >= 0x5100" compiles here as it does with DirectML.h.
    A lower DML_TARGET_VERSION defined before this header is kept, and hides nothing: this
    header declares every identifier it has whatever the version. */
 #ifndef DML_TARGET_VERSION
@@ -1557,9 +1558,10 @@ void dmls_operator_release(struct dmls_operator *op);
 // `[Buffer + Offset, + TotalTensorSizeInBytes)` overlapping any other bound tensor's, except
 // that DIAGONAL_MATRIX1 may run in place (input and output at the same address, with the same
 // data type, sizes and strides; the stride of a dimension of size 1 may differ). NULL `op`, a
-// NULL array with a nonzero count, a NULL binding `Desc` or `Buffer` is E_POINTER. E_OUTOFMEMORY: the execution's scratch memory (a bitmask
-// chunk of a large NONZERO_COORDINATES input) could not be allocated, or the device's threads
-// could not be started on their first use.
+// NULL array with a nonzero count, a NULL binding `Desc` or `Buffer` is E_POINTER.
+// E_OUTOFMEMORY: the execution's scratch memory (a bitmask chunk of a large
+// NONZERO_COORDINATES input) could not be allocated, or the device's threads could not be
+// started on their first use.
 //
 // Only the output tensors' elements are written: never padding between strided elements,
 // never bytes past the last element, and for NONZERO_COORDINATES never the rows from the count

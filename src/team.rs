@@ -519,11 +519,7 @@ impl Team {
         // its caller waits until this part is counted done before it returns and its `&Job`
         // goes away.
         let job = unsafe { *job.cast_const().cast::<&Job<'_>>() };
-        if let Err(p) = catch_unwind(AssertUnwindSafe(|| job(part))) {
-            if let Ok(mut first) = self.panic.lock() {
-                first.get_or_insert(p);
-            }
-        }
+        run_part(job, part, &self.panic);
         self.done.fetch_add(1, Ordering::Release);
         true
     }
@@ -692,11 +688,7 @@ fn run_beside(pool: &rayon::ThreadPool, parts: usize, helpers: usize, job: &Job<
         if part >= parts {
             break;
         }
-        if let Err(p) = catch_unwind(AssertUnwindSafe(|| job(part))) {
-            if let Ok(mut first) = panic.lock() {
-                first.get_or_insert(p);
-            }
-        }
+        run_part(job, part, &panic);
     };
     pool.in_place_scope(|scope| {
         for _ in 0..helpers.min(parts - 1) {
@@ -706,6 +698,15 @@ fn run_beside(pool: &rayon::ThreadPool, parts: usize, helpers: usize, job: &Job<
     });
     if let Some(p) = panic.into_inner().unwrap_or(None) {
         resume_unwind(p);
+    }
+}
+
+/// Runs part `part` of `job`, keeping its panic in `first` unless one is kept already.
+fn run_part(job: &Job<'_>, part: usize, first: &Mutex<Option<Box<dyn Any + Send>>>) {
+    if let Err(p) = catch_unwind(AssertUnwindSafe(|| job(part))) {
+        if let Ok(mut first) = first.lock() {
+            first.get_or_insert(p);
+        }
     }
 }
 

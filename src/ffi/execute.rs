@@ -125,9 +125,10 @@ fn overlaps(a: Bound, b: Bound) -> bool {
 /// `[Buffer + Offset, + TotalTensorSizeInBytes)` overlapping any other bound tensor's, except
 /// that DIAGONAL_MATRIX1 may run in place (input and output at the same address, with the same
 /// data type, sizes and strides; the stride of a dimension of size 1 may differ). NULL `op`, a
-/// NULL array with a nonzero count, a NULL binding `Desc` or `Buffer` is E_POINTER. E_OUTOFMEMORY: the execution's scratch memory (a bitmask
-/// chunk of a large NONZERO_COORDINATES input) could not be allocated, or the device's threads
-/// could not be started on their first use.
+/// NULL array with a nonzero count, a NULL binding `Desc` or `Buffer` is E_POINTER.
+/// E_OUTOFMEMORY: the execution's scratch memory (a bitmask chunk of a large
+/// NONZERO_COORDINATES input) could not be allocated, or the device's threads could not be
+/// started on their first use.
 ///
 /// Only the output tensors' elements are written: never padding between strided elements,
 /// never bytes past the last element, and for NONZERO_COORDINATES never the rows from the count
@@ -242,8 +243,8 @@ pub unsafe extern "C" fn dmls_operator_execute(
                     b.addr,
                     b.len,
                     if plan.kind().runs_in_place() {
-                        "; in place needs the same address, data type, sizes and strides (those of dimensions \
-                         of size 1 aside)"
+                        "; in place needs the same address, data type, sizes and strides \
+                         (those of dimensions of size 1 aside)"
                     } else {
                         "; outputs must not overlap inputs"
                     }

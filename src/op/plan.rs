@@ -137,8 +137,8 @@ impl Plan {
                     if !l.same_elements(&p.output) {
                         return invalid!(
                             "{op}: {name} and OutputTensor share memory but differ in layout \
-                             (in place needs the same data type, sizes and strides, those of dimensions of \
-                             size 1 aside)"
+                             (in place needs the same data type, sizes and strides, those of \
+                             dimensions of size 1 aside)"
                         );
                     }
                 }

@@ -83,7 +83,8 @@ fn nonzero_feature_level_3_and_5_dims() {
         // An input of 2 dims.
         ([&[2, 3], &[1, 1], &[6, 2]], &["DimensionCount is 2", "4 or 5", "(1 to 8 from"]),
         // Coordinates of 1 dim, which no level allows.
-        ([&[1, 1, 2, 3], &[1, 1, 1, 1], &[6]], &["OutputCoordinatesTensor DimensionCount is 1", "(2 to 8 from"]),
+        ([&[1, 1, 2, 3], &[1, 1, 1, 1], &[6]],
+            &["OutputCoordinatesTensor DimensionCount is 1", "(2 to 8 from"]),
         // Different counts.
         ([&[1, 1, 2, 3], &[1, 1, 1, 1, 1], &[1, 1, 6, 2]], &["must be the same"]),
     ];

@@ -389,16 +389,11 @@ fn run_packed<U: Word>(
             }
             r
         }
-        // Timed only where a later choice may read the rate (`cost::Path::Serial`): not below
-        // the floor, nor on a device of one thread (whose executions on many host threads at
-        // once would also all write the rate's cache line). From the ceiling on there is no
-        // choice.
-        cost::Path::Serial { timed: true } if bytes < PARALLEL.ceiling => {
-            cost::timed(rates.serial(bytes), bytes, || do_rows(0, out));
-            Ok(())
-        }
-        cost::Path::Serial { .. } => {
-            do_rows(0, out);
+        // Timed only where a later choice may read the rate (`cost::Path::Serial`); from the
+        // ceiling on there is no choice.
+        cost::Path::Serial { timed } => {
+            let timed = timed && bytes < PARALLEL.ceiling;
+            cost::timed(timed, rates.serial(bytes), bytes, || do_rows(0, out));
             Ok(())
         }
     }

@@ -158,10 +158,7 @@ pub(super) fn drive<U: Word>(
         }
         if m < STACK_MAX && src.min_chunk() == 0 {
             let words = &mut [0u64; SERIAL_WORDS];
-            if !timed {
-                return Ok(serial(src, rows, m, words));
-            }
-            return Ok(cost::timed(rates.serial(m), m, || {
+            return Ok(cost::timed(timed, rates.serial(m), m, || {
                 serial(src, rows, m, words)
             }));
         }
@@ -170,10 +167,7 @@ pub(super) fn drive<U: Word>(
         heap.try_reserve_exact(n)
             .map_err(|_| Error::OutOfMemory(format!("{OP}: no memory for a bitmask chunk")))?;
         heap.resize(n, 0);
-        if !timed {
-            return Ok(serial(src, rows, m, &mut heap));
-        }
-        return Ok(cost::timed(rates.serial(m), m, || {
+        return Ok(cost::timed(timed, rates.serial(m), m, || {
             serial(src, rows, m, &mut heap)
         }));
     };
