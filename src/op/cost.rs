@@ -32,6 +32,10 @@
 //!   claims where none is (60–70 ns on two vCPUs): an optimistic estimate, which sends an
 //!   octave's first executions to the parallel path, where they are measured.
 //!
+//! Where the rates settle the choice on cold workers (both parallel rates of the octave no
+//! faster per unit than the serial one), the choices between two of the octave's clock reads
+//! take that note instead of reading them all again ([`Rates::settle`]).
+//!
 //! The choice is bounded by a floor (never parallel below it: too small for any machine to
 //! gain) and a ceiling (always parallel from it: the work dwarfs any trip).
 //!
@@ -47,14 +51,32 @@ use crate::team::{now_ns, window_ns};
 /// Femtoseconds per unit of an execution of `units` units (not 0) that took `elapsed`. (A
 /// DIAGONAL_MATRIX1 execution costs a few picoseconds per output byte: in whole picoseconds,
 /// rates 10% apart could round to one.)
+/// (In 64 bits where the product fits, as it does below five hours: a 128-bit division is a
+/// call, as costly as the rest of a choice.)
 fn femtos_per_unit(units: u64, elapsed: Duration) -> u64 {
-    (elapsed.as_nanos().saturating_mul(1_000_000) / u128::from(units)).min(u128::from(u64::MAX))
-        as u64
+    let nanos = elapsed.as_nanos();
+    match u64::try_from(nanos)
+        .ok()
+        .and_then(|n| n.checked_mul(1_000_000))
+    {
+        Some(femtos) => femtos / units,
+        None => {
+            (nanos.saturating_mul(1_000_000) / u128::from(units)).min(u128::from(u64::MAX)) as u64
+        }
+    }
 }
 
-/// The time of `units` units at `femtos` femtoseconds each, in nanoseconds.
+/// The time of `units` units at `femtos` femtoseconds each, in nanoseconds. (In 64 bits where
+/// the product fits, as it does for every size a rate is kept for below 2^32 units: a choice
+/// computes several of these, and a 128-bit division by a constant is a call of about 20
+/// cycles where a 64-bit one is a multiplication.)
 fn ns(units: u64, femtos: u64) -> u64 {
-    (u128::from(units) * u128::from(femtos) / 1_000_000).min(u128::from(u64::MAX)) as u64
+    match units.checked_mul(femtos) {
+        Some(product) => product / 1_000_000,
+        None => {
+            (u128::from(units) * u128::from(femtos) / 1_000_000).min(u128::from(u64::MAX)) as u64
+        }
+    }
 }
 
 /// Executions a rate is made of: the last eight of its octave (and state).
@@ -92,6 +114,10 @@ pub(crate) struct Rate<const FASTEST: bool> {
     value: AtomicU32,
     /// Choices made for this octave (serial rates: [`Rates::tick`]).
     choices: AtomicU32,
+    /// Serial rates: the class of thread counts ([`thread_class`]) plus one for which the
+    /// rates of this octave settle the choice on cold workers ([`Rates::settled`]), 0 for none
+    /// known. Cleared by every record of this octave's serial or parallel executions.
+    settled: AtomicU32,
 }
 
 /// The serial path's rate: the fastest of the last [`WINDOW`] executions.
@@ -112,6 +138,7 @@ impl<const FASTEST: bool> Rate<FASTEST> {
             recorded: AtomicU32::new(0),
             value: AtomicU32::new(0),
             choices: AtomicU32::new(0),
+            settled: AtomicU32::new(0),
         }
     }
 
@@ -164,6 +191,9 @@ impl<const FASTEST: bool> Rate<FASTEST> {
             return;
         }
         let sample = femtos_per_unit(units, elapsed).clamp(1, u64::from(u32::MAX)) as u32;
+        if FASTEST {
+            self.unsettle();
+        }
         let n = self.recorded.load(Ordering::Relaxed);
         self.recorded.store(n.saturating_add(1), Ordering::Relaxed);
         self.window[n as usize % WINDOW].store(sample, Ordering::Relaxed);
@@ -184,6 +214,14 @@ impl<const FASTEST: bool> Rate<FASTEST> {
             v[(len - 1) / 2]
         };
         self.value.store(value, Ordering::Relaxed);
+    }
+
+    /// Forgets what [`Rates::settle`] found (the rates it read are changing). Writes only
+    /// where there is something to forget: the line is read by every choice of the octave.
+    fn unsettle(&self) {
+        if self.settled.load(Ordering::Relaxed) != 0 {
+            self.settled.store(0, Ordering::Relaxed);
+        }
     }
 }
 
@@ -250,11 +288,30 @@ const THREAD_CLASSES: usize = 6;
 
 /// The class of `threads` (2 or more) threads: log2 rounded to the nearest (up from
 /// 2^(k + 1/2)), less one.
+/// (A table: every choice looks it up, and the rounding took a few dozen instructions.)
 fn thread_class(threads: usize) -> usize {
-    let t = threads.clamp(2, 64); // 46 and more are one class
-    let k = t.ilog2();
-    let nearest = if t * t >= 1 << (2 * k + 1) { k + 1 } else { k };
-    (nearest as usize).min(THREAD_CLASSES) - 1
+    const fn class(threads: usize) -> u8 {
+        let t = if threads < 2 { 2 } else { threads };
+        let k = t.ilog2();
+        let nearest = if t * t >= 1 << (2 * k + 1) { k + 1 } else { k };
+        let nearest = nearest as usize;
+        (if nearest < THREAD_CLASSES {
+            nearest
+        } else {
+            THREAD_CLASSES
+        }) as u8
+            - 1
+    }
+    const TABLE: [u8; 65] = {
+        let mut table = [0; 65];
+        let mut t = 0;
+        while t < 65 {
+            table[t] = class(t);
+            t += 1;
+        }
+        table
+    };
+    usize::from(TABLE[threads.min(64)]) // 46 and more are one class
 }
 
 /// Octaves of sizes with rates of their own: units from 2^k to 2^(k+1) for k below 39, and
@@ -405,7 +462,40 @@ impl Rates {
     /// helpers) that took `elapsed` to its octave's rate (`hot`: it found the workers on the
     /// team, as [`parallel_pays`] said).
     pub fn record_parallel(&self, units: u64, threads: usize, hot: bool, elapsed: Duration) {
+        self.serial(units).unsettle();
         self.parallel(units, threads, hot).record(units, elapsed);
+    }
+
+    /// True when the choice for `units` units on cold workers of thread class `class` was
+    /// settled by [`Rates::settle`] and no execution of the octave has been recorded since.
+    fn settled(&self, units: u64, class: usize) -> bool {
+        self.serial(units).settled.load(Ordering::Relaxed) == class as u32 + 1
+    }
+
+    /// Notes, where it holds, that the rates of the octave of `units` settle the choice on cold
+    /// workers of thread class `class` without looking at the clock: serial, untimed. It holds
+    /// where the serial rate is known and no longer young, the parallel rate on hot workers is
+    /// trusted, and both parallel rates (the cold one known: [`Rate::lost`]) are per unit no
+    /// faster than the serial one, so that [`measured_pays`] says no at every size of the
+    /// octave and [`serial_worth_timing`] too. A choice that finds it then skips both (they
+    /// cost a 2^14-element NonZero on two vCPUs of a Zen 5 about 25 ns, 4-6% of its time),
+    /// until a record of the octave's serial or parallel executions clears it. (Between a
+    /// choice that reads the rates and its note, another thread's record may come; the note
+    /// then holds until the octave's next record or tick, which looks at the rates again.)
+    fn settle(&self, units: u64, class: usize) {
+        let serial = self.serial(units);
+        let parallel = &self.parallel[class];
+        let (cold, hot) = (parallel.rate(units, false), parallel.rate(units, true));
+        let s = serial.value.load(Ordering::Relaxed);
+        let holds = serial.known()
+            && !serial.young()
+            && cold.known()
+            && hot.trusted()
+            && cold.value.load(Ordering::Relaxed) >= s
+            && hot.value.load(Ordering::Relaxed) >= s;
+        if holds {
+            serial.settled.store(class as u32 + 1, Ordering::Relaxed);
+        }
     }
 }
 
@@ -475,17 +565,28 @@ pub(crate) fn parallel_pays(
         return Path::Serial { timed: true };
     }
     let hot = workers.hot();
-    let pays = units >= bounds.ceiling || measured_pays(units, rates, trips, workers, hot, || now);
-    if pays {
-        Path::Parallel {
-            hot,
-            helpers: workers.threads - 1,
-        }
-    } else {
-        Path::Serial {
-            timed: now.is_some() || serial_worth_timing(units, rates, workers),
-        }
+    let parallel = || Path::Parallel {
+        hot,
+        helpers: workers.threads - 1,
+    };
+    if units >= bounds.ceiling {
+        return parallel();
     }
+    // Cold workers, no retry to look at, and rates that have settled the choice (see
+    // Rates::settle): what the rest would say, without reading them again.
+    let class = thread_class(workers.threads);
+    let plain = now.is_none() && !hot;
+    if plain && rates.settled(units, class) {
+        return Path::Serial { timed: false };
+    }
+    if measured_pays(units, rates, trips, workers, hot, || now) {
+        return parallel();
+    }
+    let timed = now.is_some() || serial_worth_timing(units, rates, workers);
+    if plain && !timed {
+        rates.settle(units, class);
+    }
+    Path::Serial { timed }
 }
 
 /// Whether a serial execution of `units` units that the choice kept serial is worth timing:
@@ -621,6 +722,61 @@ mod tests {
     }
 
     #[test]
+    fn rates_in_64_bits_are_those_in_128() {
+        let wide_ns = |u: u64, f: u64| {
+            (u128::from(u) * u128::from(f) / 1_000_000).min(u128::from(u64::MAX)) as u64
+        };
+        let wide_femtos = |u: u64, e: Duration| {
+            (e.as_nanos() * 1_000_000 / u128::from(u)).min(u128::from(u64::MAX)) as u64
+        };
+        let edges = [
+            1,
+            2,
+            999_999,
+            1_000_000,
+            1 << 14,
+            u64::from(u32::MAX),
+            1 << 40,
+        ];
+        let mut x = 0x9e37_79b9_7f4a_7c15u64; // a fixed sequence: nothing to print on failure
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..10_000 {
+            let (u, f) = (next() >> (next() % 64), next() >> (next() % 64));
+            for (u, f) in [(u, f), (u.max(1), f)] {
+                assert_eq!(ns(u, f), wide_ns(u, f), "ns({u}, {f})");
+            }
+            let e = Duration::new(next() % (1 << 40), (next() % 1_000_000_000) as u32);
+            let u = u.max(1);
+            assert_eq!(
+                femtos_per_unit(u, e),
+                wide_femtos(u, e),
+                "{u} units in {e:?}"
+            );
+        }
+        for &u in &edges {
+            for &f in &[0, 1, u64::from(u32::MAX), u64::MAX] {
+                assert_eq!(ns(u, f), wide_ns(u, f), "ns({u}, {f})");
+            }
+            for e in [
+                Duration::ZERO,
+                Duration::from_nanos(1),
+                Duration::from_secs(1 << 20),
+            ] {
+                assert_eq!(
+                    femtos_per_unit(u, e),
+                    wide_femtos(u, e),
+                    "{u} units in {e:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn a_parallel_rate_is_the_median_of_its_last_executions() {
         let r = ParallelRate::new();
         assert_eq!(r.estimate_ns(1000), 0);
@@ -732,6 +888,102 @@ mod tests {
             !serial_worth_timing(units, &r, two),
             "the parallel path loses even on hot workers"
         );
+    }
+
+    /// Random rates: whenever they settle an octave's choice on cold workers, the full choice
+    /// says the same (serial, untimed) at every size of the octave, and any record of the
+    /// octave's executions clears the note.
+    #[test]
+    fn a_settled_choice_is_what_the_rates_say() {
+        use rand::{Rng, SeedableRng};
+        let seed: u64 = rand::rng().random();
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+        let mut settled = 0;
+        for _ in 0..2000 {
+            let r = Rates::new();
+            let threads = rng.random_range(2..=20);
+            let w = Workers::without_pool(threads);
+            let class = thread_class(threads);
+            let base: u64 = 1 << rng.random_range(14..24);
+            let at = |rng: &mut rand::rngs::SmallRng| base + rng.random_range(0..base);
+            // Serial about 1 ns per unit; parallel 0.5-2 ns per unit; some rates not trusted.
+            for _ in 0..rng.random_range(WINDOW..=2 * WINDOW + 2) {
+                let u = at(&mut rng);
+                r.serial(u)
+                    .record(u, Duration::from_nanos(u * rng.random_range(90..110) / 100));
+            }
+            for hot in [false, true] {
+                for _ in 0..rng.random_range(WINDOW / 2..=WINDOW + 1) {
+                    let u = at(&mut rng);
+                    let e = Duration::from_nanos(u * rng.random_range(50..200) / 100);
+                    r.parallel(u, threads, hot).record(u, e);
+                }
+            }
+            r.settle(at(&mut rng), class);
+            if !r.settled(base, class) {
+                continue;
+            }
+            settled += 1;
+            for _ in 0..8 {
+                let u = at(&mut rng);
+                assert!(r.settled(u, class), "seed {seed}: one note per octave");
+                assert!(
+                    !measured_pays(u, &r, 1, w, false, || None) && !serial_worth_timing(u, &r, w),
+                    "seed {seed}: settled at {u} units on {threads} threads but the rates differ"
+                );
+            }
+            assert!(
+                !r.settled(base, (class + 1) % THREAD_CLASSES),
+                "seed {seed}: another class"
+            );
+            let u = at(&mut rng);
+            match rng.random_range(0..3) {
+                0 => r.serial(u).record(u, Duration::from_nanos(u)),
+                n => r.record_parallel(u, threads, n == 2, Duration::from_nanos(u)),
+            }
+            assert!(
+                !r.settled(base, class),
+                "seed {seed}: a record clears the note"
+            );
+        }
+        assert!(
+            settled > 20,
+            "seed {seed}: only {settled} of 2000 rates settled"
+        );
+    }
+
+    #[test]
+    fn a_choice_on_cold_workers_is_settled_between_ticks() {
+        let r = serial_at_1ns(&[1 << 16]);
+        let units = 1 << 16;
+        for _ in 0..2 * WINDOW {
+            r.serial(units).record(units, Duration::from_nanos(units));
+        }
+        let two = Workers::without_pool(2);
+        let b = Bounds {
+            floor: 1 << 14,
+            ceiling: 1 << 30,
+        };
+        // Parallel slower than serial on hot and cold workers.
+        record_both(&r, units, Duration::from_nanos(units * 2));
+        let mut timed = 0;
+        for i in 0..4 * CLOCK_EVERY {
+            match parallel_pays(units, &b, &r, 1, two) {
+                Path::Serial { timed: t } => timed += usize::from(t),
+                p => panic!("{p:?}"),
+            }
+            // Only the ticks are timed (the first choice is one), and from the first choice
+            // after it the note holds (nothing is recorded here).
+            assert_eq!(r.settled(units, thread_class(2)), i > 0);
+        }
+        assert_eq!(timed, 4, "one timed choice per tick");
+        // A parallel execution found faster clears the note; the next choices read the rates.
+        record_both(&r, units, Duration::from_nanos(units / 4));
+        assert!(!r.settled(units, thread_class(2)));
+        let parallel = (0..CLOCK_EVERY)
+            .filter(|_| matches!(parallel_pays(units, &b, &r, 1, two), Path::Parallel { .. }))
+            .count();
+        assert!(parallel >= CLOCK_EVERY as usize - 1, "{parallel}");
     }
 
     #[test]
