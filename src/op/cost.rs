@@ -22,7 +22,10 @@
 //!   [`Rate::lost`];
 //!   when that rate says no, the parallel path is still retried once every [`RETRY_NS`]
 //!   (100 ms) per state, so a busy moment does not rule it out for good, at a cost of one
-//!   trip per 100 ms; and when it says yes, the serial path is retried as often, or once per
+//!   trip per 100 ms; a retry on cold workers is followed by [`TRY_RUN`] executions on the
+//!   hot workers it leaves, and an execution that beats the serial estimate by another
+//!   ([`Parallel::owe_tries`]), so that a rate of hot workers measured in a busy moment
+//!   comes back within one retry; and when it says yes, the serial path is retried as often, or once per
 //!   [`SERIAL_RETRY_SPAN`] serial executions' worth of time where that is longer, so that the
 //!   serial rate stays current too at a bounded cost);
 //! - [`trip_ns`]: one trip through the team (an empty job of one part per thread), measured
@@ -352,6 +355,9 @@ struct Parallel {
     /// When a choice last found the workers cold where hot ones would have paid, in
     /// [`now_ns`] nanoseconds (for [`Parallel::back_to_back`]).
     cold_no: AtomicU64,
+    /// Parallel executions on hot workers owed to each octave (`[i]`: the octave of
+    /// `rates[_][i]`) whatever its rates say ([`Parallel::owe_tries`]).
+    tries: [AtomicU8; PARALLEL_OCTAVES],
 }
 
 /// The smallest octave with parallel rates of its own.
@@ -366,7 +372,54 @@ impl Parallel {
             retried: [AtomicU64::new(0), AtomicU64::new(0)],
             serial_retried: AtomicU64::new(0),
             cold_no: AtomicU64::new(0),
+            tries: [const { AtomicU8::new(0) }; PARALLEL_OCTAVES],
         }
+    }
+
+    /// The octave of `units`' count of owed executions.
+    fn tries(&self, units: u64) -> &AtomicU8 {
+        &self.tries[octave(units).saturating_sub(PARALLEL_OCTAVE_MIN)]
+    }
+
+    /// Owes the octave of `units` at least `n` parallel executions on hot workers, which the
+    /// next choices that find them hot and that the rates send serial take instead
+    /// ([`Parallel::take_try`]). Owed after a retry on cold workers ([`TRY_RUN`]: the workers
+    /// it wakes stay on the team for their hot window, and the hot rate, which a choice reads
+    /// only while they are, is retried too) and after a parallel execution that beat the serial
+    /// estimate (one: rates that say no may be out of date, and each execution that wins is
+    /// followed by another, until one loses or the rates say yes). So a retry costs at most
+    /// [`TRY_RUN`] + 1 losing executions.
+    ///
+    /// Without them, the rate of hot workers was retried only when a clock read fell within
+    /// their window: on two vCPUs of a Zen 5, a run of slow executions (the other vCPU taken
+    /// for a few milliseconds) turned the median of a caller's 2^19-element NonZero on hot
+    /// workers from 12 to 28 µs, against 27 serial, and the caller stayed serial for more than
+    /// ten seconds. One execution is not enough: the first on workers just woken took 40-60
+    /// µs there, the next ones less and less. (On cold workers an owed execution would be a
+    /// second retry: the one just made rarely leaves the workers on the team before the
+    /// caller's next choice, a wake taking longer than a serial execution.)
+    fn owe_tries(&self, units: u64, n: u8) {
+        let tries = self.tries(units);
+        if tries.load(Ordering::Relaxed) < n {
+            tries.store(n, Ordering::Relaxed);
+        }
+    }
+
+    /// True, and one fewer owed, where the octave of `units` is owed a parallel execution.
+    /// (Racing choices may both take the last one.)
+    fn take_try(&self, units: u64) -> bool {
+        let tries = self.tries(units);
+        let n = tries.load(Ordering::Relaxed);
+        if n == 0 {
+            return false;
+        }
+        tries.store(n - 1, Ordering::Relaxed);
+        true
+    }
+
+    /// True where the octave of `units` is owed a parallel execution.
+    fn owed(&self, units: u64) -> bool {
+        self.tries(units).load(Ordering::Relaxed) != 0
     }
 
     /// The rate of the octave of `units`, of executions that found the workers hot or not.
@@ -410,6 +463,10 @@ const SERIAL_RETRY_SPAN: u64 = 64;
 fn serial_retry_ns(serial_ns: u64) -> u64 {
     RETRY_NS.max(serial_ns.saturating_mul(SERIAL_RETRY_SPAN))
 }
+
+/// Parallel executions on hot workers owed after a retry on cold workers
+/// ([`Parallel::owe_tries`]).
+const TRY_RUN: u8 = 4;
 
 /// Choices per look at the clock for the retries.
 const CLOCK_EVERY: u32 = 16;
@@ -461,9 +518,15 @@ impl Rates {
     /// Adds a parallel execution of `units` units on `threads` threads (the caller and its
     /// helpers) that took `elapsed` to its octave's rate (`hot`: it found the workers on the
     /// team, as [`parallel_pays`] said).
+    /// An execution faster than the serial estimate is followed by another
+    /// ([`Parallel::owe_tries`]).
     pub fn record_parallel(&self, units: u64, threads: usize, hot: bool, elapsed: Duration) {
         self.serial(units).unsettle();
         self.parallel(units, threads, hot).record(units, elapsed);
+        let serial = self.serial_ns(units);
+        if serial != 0 && elapsed.as_nanos() < u128::from(serial) {
+            self.on(threads).owe_tries(units, 1);
+        }
     }
 
     /// True when the choice for `units` units on cold workers of thread class `class` was
@@ -489,6 +552,7 @@ impl Rates {
         let s = serial.value.load(Ordering::Relaxed);
         let holds = serial.known()
             && !serial.young()
+            && !parallel.owed(units)
             && cold.known()
             && hot.trusted()
             && cold.value.load(Ordering::Relaxed) >= s
@@ -645,7 +709,7 @@ fn measured_pays(
             && !workers.contended()
             && !workers.called());
     match now() {
-        None => pays,
+        None => pays || (hot && parallel.take_try(units)),
         Some(now) if pays => !retry_due(&parallel.serial_retried, now, serial_retry_ns(serial)),
         Some(now) => {
             // A rate of few executions is retried eight times as often: its first ones are
@@ -656,7 +720,14 @@ fn measured_pays(
             } else {
                 RETRY_NS
             };
-            retry_due(&parallel.retried[usize::from(hot)], now, period)
+            if retry_due(&parallel.retried[usize::from(hot)], now, period) {
+                if !hot {
+                    parallel.owe_tries(units, TRY_RUN);
+                }
+                true
+            } else {
+                hot && parallel.take_try(units)
+            }
         }
     }
 }
@@ -714,10 +785,11 @@ mod tests {
         r
     }
 
-    /// Records [`WINDOW`] parallel executions that each took `elapsed`.
+    /// Records [`WINDOW`] parallel executions on two threads that each took `elapsed`, in the
+    /// rates only (no parallel execution owed: see [`Parallel::owe_tries`]).
     fn record(r: &Rates, units: u64, hot: bool, elapsed: Duration) {
         for _ in 0..WINDOW {
-            r.record_parallel(units, 2, hot, elapsed);
+            r.parallel(units, 2, hot).record(units, elapsed);
         }
     }
 
@@ -919,6 +991,9 @@ mod tests {
                     r.parallel(u, threads, hot).record(u, e);
                 }
             }
+            if rng.random_bool(0.2) {
+                r.on(threads).owe_tries(at(&mut rng), 1);
+            }
             r.settle(at(&mut rng), class);
             if !r.settled(base, class) {
                 continue;
@@ -964,8 +1039,11 @@ mod tests {
             floor: 1 << 14,
             ceiling: 1 << 30,
         };
-        // Parallel slower than serial on hot and cold workers.
+        // Parallel slower than serial on hot and cold workers, and no retry due in this test.
         record_both(&r, units, Duration::from_nanos(units * 2));
+        for retried in &r.on(2).retried {
+            retried.store(u64::MAX, Ordering::Relaxed);
+        }
         let mut timed = 0;
         for i in 0..4 * CLOCK_EVERY {
             match parallel_pays(units, &b, &r, 1, two) {
@@ -978,12 +1056,74 @@ mod tests {
         }
         assert_eq!(timed, 4, "one timed choice per tick");
         // A parallel execution found faster clears the note; the next choices read the rates.
-        record_both(&r, units, Duration::from_nanos(units / 4));
+        r.record_parallel(units, 2, false, Duration::from_nanos(units / 4));
         assert!(!r.settled(units, thread_class(2)));
+        for _ in 0..WINDOW {
+            r.record_parallel(units, 2, false, Duration::from_nanos(units / 4));
+            r.record_parallel(units, 2, true, Duration::from_nanos(units / 4));
+        }
         let parallel = (0..CLOCK_EVERY)
             .filter(|_| matches!(parallel_pays(units, &b, &r, 1, two), Path::Parallel { .. }))
             .count();
         assert!(parallel >= CLOCK_EVERY as usize - 1, "{parallel}");
+    }
+
+    #[test]
+    fn a_hot_rate_measured_on_a_busy_machine_is_retried_after_each_cold_retry() {
+        let two = Workers::without_pool(2);
+        let units = 1 << 18;
+        let r = serial_at_1ns(&[units]);
+        let ns = |per_unit_ns: f64| Duration::from_nanos((units as f64 * per_unit_ns) as u64);
+        // While another process held the CPUs: waking the workers 3 ns per unit, hot ones 2.
+        record(&r, units, false, ns(3.0));
+        record(&r, units, true, ns(2.0));
+        assert!(!measured_pays(units, &r, 1, two, true, || None));
+        // The machine is free again: hot workers take 0.5 ns per unit, a wake still 3.
+        // A choice that finds cold workers and a retry due: parallel (the retry), and it owes
+        // the next choice, which finds the workers it woke hot.
+        assert!(measured_pays(units, &r, 1, two, false, || Some(RETRY_NS)));
+        r.record_parallel(units, 2, false, ns(3.0));
+        let mut hot_choices = 0;
+        while !r.parallel(units, 2, true).trusted()
+            || r.parallel(units, 2, true).estimate_ns(units) >= units
+        {
+            // Each hot execution that wins owes the next one, until the rate says yes.
+            assert!(
+                measured_pays(units, &r, 1, two, true, || None),
+                "hot choice {hot_choices}: serial before the rate came back"
+            );
+            r.record_parallel(units, 2, true, ns(0.5));
+            hot_choices += 1;
+        }
+        assert_eq!(
+            hot_choices,
+            WINDOW / 2,
+            "the lower median moved by the owed ones alone"
+        );
+        assert!(measured_pays(units, &r, 1, two, true, || None));
+
+        // Where the hot workers still lose, a retry costs TRY_RUN more losing executions, no
+        // more.
+        let r = serial_at_1ns(&[units]);
+        record(&r, units, false, ns(3.0));
+        record(&r, units, true, ns(2.0));
+        assert!(measured_pays(units, &r, 1, two, false, || Some(RETRY_NS)));
+        r.record_parallel(units, 2, false, ns(3.0));
+        // The workers not there yet: the owed executions wait for them.
+        assert!(!measured_pays(units, &r, 1, two, false, || None));
+        for i in 0..TRY_RUN {
+            assert!(
+                measured_pays(units, &r, 1, two, true, || None),
+                "owed execution {i}"
+            );
+            r.record_parallel(units, 2, true, ns(2.0));
+        }
+        assert!(!measured_pays(units, &r, 1, two, true, || None));
+        assert!(!measured_pays(units, &r, 1, two, false, || None));
+        // (A clock read within the period: no retry, nothing owed.)
+        assert!(!measured_pays(units, &r, 1, two, false, || Some(
+            RETRY_NS + 1
+        )));
     }
 
     #[test]
@@ -1041,13 +1181,20 @@ mod tests {
             3,
             "one per period"
         );
-        // A late call retries at once, then waits a whole period again.
-        assert!(measured_pays(500, &r, 1, two, false, || Some(
-            100 * RETRY_NS
-        )));
-        assert!(!measured_pays(500, &r, 1, two, false, || Some(
-            101 * RETRY_NS - 1
-        )));
+        // A late call retries at once, then waits a whole period again. (Each retry owes a
+        // parallel execution on the hot workers it leaves, which no choice here finds.)
+        for (t, parallel) in [
+            (100 * RETRY_NS, true),
+            (100 * RETRY_NS, false),
+            (101 * RETRY_NS - 1, false),
+        ] {
+            assert_eq!(
+                measured_pays(500, &r, 1, two, false, || Some(t)),
+                parallel,
+                "at {t} ns"
+            );
+        }
+        assert!(r.on(2).owed(500));
         // Parallel measured at 0.5 ns: yes, but for one serial retry per RETRY_NS.
         let r = serial_at_1ns(&[500]);
         record_both(&r, 500, Duration::from_nanos(250));
@@ -1096,8 +1243,16 @@ mod tests {
         let r = serial_at_1ns(&[500]);
         record_both(&r, 500, Duration::from_nanos(1000));
         let mut retries = 0;
+        // (The parallel execution that each retry owes is taken here, and not recorded.)
+        let retry = |t| {
+            let yes = measured_pays(500, &r, 1, two, false, || Some(t));
+            if yes {
+                assert!(r.on(2).take_try(500), "a retry owes the next choice");
+            }
+            yes
+        };
         for t in (0..RETRY_NS).step_by(100_000) {
-            if measured_pays(500, &r, 1, two, false, || Some(t)) {
+            if retry(t) {
                 retries += 1;
                 r.record_parallel(500, 2, false, Duration::from_nanos(1000));
             }
@@ -1108,7 +1263,7 @@ mod tests {
         assert!(!r.parallel(500, 2, false).young());
         let retries = (RETRY_NS..4 * RETRY_NS)
             .step_by(100_000)
-            .filter(|&t| measured_pays(500, &r, 1, two, false, || Some(t)))
+            .filter(|&t| retry(t))
             .count();
         assert_eq!(retries, 3, "grown: every RETRY_NS");
     }
@@ -1275,9 +1430,11 @@ mod tests {
         }
         r.record_parallel(1 << 20, 2, false, Duration::from_nanos(3 << 19));
         assert!(!measured_pays(1 << 20, &r, 1, two, false, || None));
-        // Retries that win bring the assumed split back once they are the median.
+        // Retries that win bring the assumed split back once they are the median. (Each is
+        // followed by a parallel execution it owes, whatever the rates say.)
         for won in 1..=SERIAL_FIRST {
             r.record_parallel(1 << 20, 2, false, Duration::from_nanos(1 << 19));
+            assert!(r.on(2).take_try(1 << 20), "{won} won: owes the next");
             assert_eq!(
                 measured_pays(1 << 20, &r, 1, two, false, || None),
                 won == SERIAL_FIRST,
