@@ -468,6 +468,20 @@ fn serial_retry_ns(serial_ns: u64) -> u64 {
 /// ([`Parallel::owe_tries`]).
 const TRY_RUN: u8 = 4;
 
+/// The period of the parallel path's retries on workers in one state (hot or cold), for an
+/// execution whose serial estimate is `serial_ns`: [`RETRY_NS`], an eighth of it while the rate
+/// is `young` (its first executions are often slow: the workers' first wakes, new pages; and a
+/// median needs half a window of new ones to move), or where longer, [`SERIAL_RETRY_SPAN`]
+/// times the executions a retry may take (itself and the [`TRY_RUN`] it owes), each of which
+/// may lose up to a serial execution's time: a retry then costs at most about 1/64 of a
+/// caller's time. (On two vCPUs of a Zen 5 a 2^24-element FLOAT32 NonZero at density 0.5
+/// took 3.3 ms on one thread and 3.5 on two: five executions of a retry every 100 ms would
+/// have been a sixth of its calls, each losing 5%.)
+fn parallel_retry_ns(serial_ns: u64, young: bool) -> u64 {
+    let period = if young { RETRY_NS / 8 } else { RETRY_NS };
+    period.max(serial_ns.saturating_mul(SERIAL_RETRY_SPAN * (1 + u64::from(TRY_RUN))))
+}
+
 /// Choices per look at the clock for the retries.
 const CLOCK_EVERY: u32 = 16;
 
@@ -712,14 +726,7 @@ fn measured_pays(
         None => pays || (hot && parallel.take_try(units)),
         Some(now) if pays => !retry_due(&parallel.serial_retried, now, serial_retry_ns(serial)),
         Some(now) => {
-            // A rate of few executions is retried eight times as often: its first ones are
-            // often slow (the workers' first wakes, new pages), and a median needs half a
-            // window of new ones to move.
-            let period = if parallel.rate(units, hot).young() {
-                RETRY_NS / 8
-            } else {
-                RETRY_NS
-            };
+            let period = parallel_retry_ns(serial, parallel.rate(units, hot).young());
             if retry_due(&parallel.retried[usize::from(hot)], now, period) {
                 if !hot {
                     parallel.owe_tries(units, TRY_RUN);
@@ -1233,6 +1240,31 @@ mod tests {
         assert_eq!(serial_retries(period, 4 * period), 3, "one per period");
         // A short serial path keeps RETRY_NS.
         assert_eq!(serial_retry_ns(1000), RETRY_NS);
+    }
+
+    #[test]
+    fn a_long_parallel_path_is_retried_less_often() {
+        let two = Workers::without_pool(2);
+        // Serial 1 ns per unit, 10 ms per execution; parallel 2 ns, hot and cold: no, but for
+        // a retry (and the runs on hot workers it owes) once per 64 times their executions.
+        let units = 10_000_000;
+        let r = serial_at_1ns(&[units]);
+        record_both(&r, units, Duration::from_millis(20));
+        record_both(&r, units, Duration::from_millis(20));
+        let retries = |from: u64, to: u64| {
+            (from..to)
+                .step_by(1_000_000)
+                .filter(|&t| measured_pays(units, &r, 1, two, false, || Some(t)))
+                .count()
+        };
+        let period = SERIAL_RETRY_SPAN * (1 + u64::from(TRY_RUN)) * 10_000_000;
+        assert!(period > RETRY_NS);
+        assert_eq!(retries(0, period), 0, "none in the first period");
+        assert_eq!(retries(period, 4 * period), 3, "one per period");
+        // Short paths keep RETRY_NS, an eighth of it while young.
+        assert_eq!(parallel_retry_ns(1000, false), RETRY_NS);
+        assert_eq!(parallel_retry_ns(1000, true), RETRY_NS / 8);
+        assert_eq!(parallel_retry_ns(1_000_000, true), 320_000_000);
     }
 
     #[test]
