@@ -383,9 +383,9 @@ impl Parallel {
 
     /// Owes the octave of `units` at least `n` parallel executions on hot workers, which the
     /// next choices that find them hot and that the rates send serial take instead
-    /// ([`Parallel::take_try`]). Owed after a retry on cold workers ([`TRY_RUN`]: the workers
-    /// it wakes stay on the team for their hot window, and the hot rate, which a choice reads
-    /// only while they are, is retried too) and after a parallel execution that beat the serial
+    /// ([`Parallel::take_try`]). Owed after a retry on cold workers whose rate is no longer
+    /// young ([`TRY_RUN`]: the workers it wakes stay on the team for their hot window, and the
+    /// hot rate, which a choice reads only while they are, is retried too) and after a parallel execution that beat the serial
     /// estimate (one: rates that say no may be out of date, and each execution that wins is
     /// followed by another, until one loses or the rates say yes). So a retry costs at most
     /// [`TRY_RUN`] + 1 losing executions.
@@ -469,17 +469,19 @@ fn serial_retry_ns(serial_ns: u64) -> u64 {
 const TRY_RUN: u8 = 4;
 
 /// The period of the parallel path's retries on workers in one state (hot or cold), for an
-/// execution whose serial estimate is `serial_ns`: [`RETRY_NS`], an eighth of it while the rate
-/// is `young` (its first executions are often slow: the workers' first wakes, new pages; and a
-/// median needs half a window of new ones to move), or where longer, [`SERIAL_RETRY_SPAN`]
-/// times the executions a retry may take (itself and the [`TRY_RUN`] it owes), each of which
-/// may lose up to a serial execution's time: a retry then costs at most about 1/64 of a
-/// caller's time. (On two vCPUs of a Zen 5 a 2^24-element FLOAT32 NonZero at density 0.5
+/// execution whose serial estimate is `serial_ns`: an eighth of [`RETRY_NS`] while the rate is
+/// `young` (its first executions are often slow: the workers' first wakes, new pages; and a
+/// median needs half a window of new ones to move; a cost paid once, since each retry adds to
+/// the rate); then [`RETRY_NS`], or where longer, [`SERIAL_RETRY_SPAN`] times the executions a
+/// retry may take (itself and the [`TRY_RUN`] it owes), each of which may lose up to a serial
+/// execution's time: a retry then costs at most about 1/64 of a caller's time. (On two vCPUs of a Zen 5 a 2^24-element FLOAT32 NonZero at density 0.5
 /// took 3.3 ms on one thread and 3.5 on two: five executions of a retry every 100 ms would
 /// have been a sixth of its calls, each losing 5%.)
 fn parallel_retry_ns(serial_ns: u64, young: bool) -> u64 {
-    let period = if young { RETRY_NS / 8 } else { RETRY_NS };
-    period.max(serial_ns.saturating_mul(SERIAL_RETRY_SPAN * (1 + u64::from(TRY_RUN))))
+    if young {
+        return RETRY_NS / 8;
+    }
+    RETRY_NS.max(serial_ns.saturating_mul(SERIAL_RETRY_SPAN * (1 + u64::from(TRY_RUN))))
 }
 
 /// Choices per look at the clock for the retries.
@@ -726,9 +728,14 @@ fn measured_pays(
         None => pays || (hot && parallel.take_try(units)),
         Some(now) if pays => !retry_due(&parallel.serial_retried, now, serial_retry_ns(serial)),
         Some(now) => {
-            let period = parallel_retry_ns(serial, parallel.rate(units, hot).young());
-            if retry_due(&parallel.retried[usize::from(hot)], now, period) {
-                if !hot {
+            let young = parallel.rate(units, hot).young();
+            if retry_due(
+                &parallel.retried[usize::from(hot)],
+                now,
+                parallel_retry_ns(serial, young),
+            ) {
+                // (A young rate's retries come eight times as often and need no run.)
+                if !hot && !young {
                     parallel.owe_tries(units, TRY_RUN);
                 }
                 true
@@ -1081,9 +1088,12 @@ mod tests {
         let units = 1 << 18;
         let r = serial_at_1ns(&[units]);
         let ns = |per_unit_ns: f64| Duration::from_nanos((units as f64 * per_unit_ns) as u64);
-        // While another process held the CPUs: waking the workers 3 ns per unit, hot ones 2.
-        record(&r, units, false, ns(3.0));
-        record(&r, units, true, ns(2.0));
+        // While another process held the CPUs: waking the workers 3 ns per unit, hot ones 2
+        // (two windows of each: rates no longer young).
+        for _ in 0..2 {
+            record(&r, units, false, ns(3.0));
+            record(&r, units, true, ns(2.0));
+        }
         assert!(!measured_pays(units, &r, 1, two, true, || None));
         // The machine is free again: hot workers take 0.5 ns per unit, a wake still 3.
         // A choice that finds cold workers and a retry due: parallel (the retry), and it owes
@@ -1112,8 +1122,10 @@ mod tests {
         // Where the hot workers still lose, a retry costs TRY_RUN more losing executions, no
         // more.
         let r = serial_at_1ns(&[units]);
-        record(&r, units, false, ns(3.0));
-        record(&r, units, true, ns(2.0));
+        for _ in 0..2 {
+            record(&r, units, false, ns(3.0));
+            record(&r, units, true, ns(2.0));
+        }
         assert!(measured_pays(units, &r, 1, two, false, || Some(RETRY_NS)));
         r.record_parallel(units, 2, false, ns(3.0));
         // The workers not there yet: the owed executions wait for them.
@@ -1261,10 +1273,11 @@ mod tests {
         assert!(period > RETRY_NS);
         assert_eq!(retries(0, period), 0, "none in the first period");
         assert_eq!(retries(period, 4 * period), 3, "one per period");
-        // Short paths keep RETRY_NS, an eighth of it while young.
+        // Short paths keep RETRY_NS; young rates an eighth of it whatever their length.
         assert_eq!(parallel_retry_ns(1000, false), RETRY_NS);
         assert_eq!(parallel_retry_ns(1000, true), RETRY_NS / 8);
-        assert_eq!(parallel_retry_ns(1_000_000, true), 320_000_000);
+        assert_eq!(parallel_retry_ns(1_000_000, true), RETRY_NS / 8);
+        assert_eq!(parallel_retry_ns(1_000_000, false), 320_000_000);
     }
 
     #[test]
@@ -1275,11 +1288,14 @@ mod tests {
         let r = serial_at_1ns(&[500]);
         record_both(&r, 500, Duration::from_nanos(1000));
         let mut retries = 0;
-        // (The parallel execution that each retry owes is taken here, and not recorded.)
+        // (The parallel executions that each retry of a grown rate owes are taken here, and
+        // not recorded; a young rate's owe none.)
         let retry = |t| {
+            let young = r.parallel(500, 2, false).young();
             let yes = measured_pays(500, &r, 1, two, false, || Some(t));
             if yes {
-                assert!(r.on(2).take_try(500), "a retry owes the next choice");
+                let owed = (0..=TRY_RUN).filter(|_| r.on(2).take_try(500)).count();
+                assert_eq!(owed, if young { 0 } else { usize::from(TRY_RUN) });
             }
             yes
         };
