@@ -20,14 +20,16 @@
 //!   state (until then, a perfect split plus the trips is assumed, except on cold workers once
 //!   the median of at least three executions took at least the serial estimate: see
 //!   [`Rate::lost`];
-//!   when that rate says no, the parallel path is still retried once every [`RETRY_NS`]
-//!   (100 ms) per state, so a busy moment does not rule it out for good, at a cost of one
-//!   trip per 100 ms; a retry on cold workers is followed by [`TRY_RUN`] executions on the
-//!   hot workers it leaves, and an execution that beats the serial estimate by another
-//!   ([`Parallel::owe_tries`]), so that a rate of hot workers measured in a busy moment
-//!   comes back within one retry; and when it says yes, the serial path is retried as often, or once per
-//!   [`SERIAL_RETRY_SPAN`] serial executions' worth of time where that is longer, so that the
-//!   serial rate stays current too at a bounded cost);
+//!   when that rate says no, the parallel path is still retried, per octave and state, once
+//!   every [`RETRY_NS`] (100 ms; an eighth of that while the rate is young, and for a long
+//!   execution no more than once per 64 times what a retry may take: [`parallel_retry_ns`]),
+//!   so a busy moment does not rule it out for good; a grown rate's retry on cold workers is
+//!   followed by [`TRY_RUN`] executions on the hot workers it leaves, and an execution that
+//!   beats the serial estimate by another ([`Parallel::owe_tries`]), so that a rate of hot
+//!   workers measured in a busy moment comes back within one retry; and when it says yes,
+//!   the serial path is retried as often, or once per [`SERIAL_RETRY_SPAN`] serial
+//!   executions' worth of time where that is longer, so that the serial rate stays current
+//!   too at a bounded cost);
 //! - [`trip_ns`]: one trip through the team (an empty job of one part per thread), measured
 //!   the first time a kernel has a choice to make on a class of thread counts (median of five
 //!   trips). The caller claims parts from the first nanosecond and waits only for parts that
@@ -110,7 +112,7 @@ pub(crate) struct Rate<const FASTEST: bool> {
     /// The last executions' femtoseconds per unit (saturating at `u32::MAX`, 4.3 µs), a ring:
     /// execution `n` (from 0) in slot `n % WINDOW`.
     window: [AtomicU32; WINDOW],
-    /// Executions recorded (saturating at `u32::MAX`; racing updates may lose one).
+    /// Executions recorded (after `u32::MAX`, two windows again; racing updates may lose one).
     recorded: AtomicU32,
     /// The window's fastest or lower median (0: none yet), kept at each record so that a
     /// choice reads one word.
@@ -194,11 +196,13 @@ impl<const FASTEST: bool> Rate<FASTEST> {
             return;
         }
         let sample = femtos_per_unit(units, elapsed).clamp(1, u64::from(u32::MAX)) as u32;
-        if FASTEST {
-            self.unsettle();
-        }
         let n = self.recorded.load(Ordering::Relaxed);
-        self.recorded.store(n.saturating_add(1), Ordering::Relaxed);
+        // Past u32::MAX, back to two windows (the same slot next: u32::MAX % WINDOW is the
+        // last), so that the ring keeps turning and the rate stays grown.
+        self.recorded.store(
+            n.checked_add(1).unwrap_or(2 * WINDOW as u32),
+            Ordering::Relaxed,
+        );
         self.window[n as usize % WINDOW].store(sample, Ordering::Relaxed);
         let mut v = [0u32; WINDOW];
         let mut len = 0;
@@ -217,6 +221,10 @@ impl<const FASTEST: bool> Rate<FASTEST> {
             v[(len - 1) / 2]
         };
         self.value.store(value, Ordering::Relaxed);
+        // After the new value, so that a note made from the old one is cleared.
+        if FASTEST {
+            self.unsettle();
+        }
     }
 
     /// Forgets what [`Rates::settle`] found (the rates it read are changing). Writes only
@@ -346,12 +354,14 @@ struct Parallel {
     /// units on (every floor is above it; smaller sizes share its rates).
     rates: [[ParallelRate; PARALLEL_OCTAVES]; 2],
     /// When the parallel path was last retried against its rate, in [`now_ns`] nanoseconds,
-    /// on cold (`[0]`) and on hot (`[1]`) workers: a retry on cold workers leaves them hot, and
-    /// the hot rate then needs a retry of its own, or a slow hot sample would never be
-    /// measured again.
-    retried: [AtomicU64; 2],
-    /// When the serial path was last retried against the parallel rate, likewise.
-    serial_retried: AtomicU64,
+    /// on cold (`[0]`) and on hot (`[1]`) workers, per octave (as `rates`): a retry on cold
+    /// workers leaves them hot, and the hot rate then needs a retry of its own, or a slow hot
+    /// sample would never be measured again. Per octave, since each octave's period is its
+    /// own ([`parallel_retry_ns`]): with one time for all, a small size retried every 100 ms
+    /// would keep a large one's period of seconds from ever passing.
+    retried: [[AtomicU64; PARALLEL_OCTAVES]; 2],
+    /// When the serial path was last retried against the parallel rate, likewise per octave.
+    serial_retried: [AtomicU64; PARALLEL_OCTAVES],
     /// When a choice last found the workers cold where hot ones would have paid, in
     /// [`now_ns`] nanoseconds (for [`Parallel::back_to_back`]).
     cold_no: AtomicU64,
@@ -369,8 +379,8 @@ impl Parallel {
     const fn new() -> Self {
         Parallel {
             rates: [const { [const { ParallelRate::new() }; PARALLEL_OCTAVES] }; 2],
-            retried: [AtomicU64::new(0), AtomicU64::new(0)],
-            serial_retried: AtomicU64::new(0),
+            retried: [const { [const { AtomicU64::new(0) }; PARALLEL_OCTAVES] }; 2],
+            serial_retried: [const { AtomicU64::new(0) }; PARALLEL_OCTAVES],
             cold_no: AtomicU64::new(0),
             tries: [const { AtomicU8::new(0) }; PARALLEL_OCTAVES],
         }
@@ -378,17 +388,18 @@ impl Parallel {
 
     /// The octave of `units`' count of owed executions.
     fn tries(&self, units: u64) -> &AtomicU8 {
-        &self.tries[octave(units).saturating_sub(PARALLEL_OCTAVE_MIN)]
+        &self.tries[Self::index(units)]
     }
 
     /// Owes the octave of `units` at least `n` parallel executions on hot workers, which the
     /// next choices that find them hot and that the rates send serial take instead
     /// ([`Parallel::take_try`]). Owed after a retry on cold workers whose rate is no longer
     /// young ([`TRY_RUN`]: the workers it wakes stay on the team for their hot window, and the
-    /// hot rate, which a choice reads only while they are, is retried too) and after a parallel execution that beat the serial
-    /// estimate (one: rates that say no may be out of date, and each execution that wins is
-    /// followed by another, until one loses or the rates say yes). So a retry costs at most
-    /// [`TRY_RUN`] + 1 losing executions.
+    /// hot rate, which a choice reads only while they are, is retried too) and after a
+    /// parallel execution that beat the serial estimate (one: rates that say no may be out of
+    /// date, and each execution that wins is followed by another, until one loses or the
+    /// rates say yes). So a retry costs at most [`TRY_RUN`] + 1 losing executions. Owed
+    /// executions wait for a choice that finds the workers hot, however late.
     ///
     /// Without them, the rate of hot workers was retried only when a clock read fell within
     /// their window: on two vCPUs of a Zen 5, a run of slow executions (the other vCPU taken
@@ -406,25 +417,33 @@ impl Parallel {
     }
 
     /// True, and one fewer owed, where the octave of `units` is owed a parallel execution.
-    /// (Racing choices may both take the last one.)
     fn take_try(&self, units: u64) -> bool {
         let tries = self.tries(units);
-        let n = tries.load(Ordering::Relaxed);
-        if n == 0 {
-            return false;
-        }
-        tries.store(n - 1, Ordering::Relaxed);
-        true
+        tries.load(Ordering::Relaxed) != 0
+            && tries
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+                .is_ok()
     }
 
     /// True where the octave of `units` is owed a parallel execution.
+    #[cfg(test)]
     fn owed(&self, units: u64) -> bool {
         self.tries(units).load(Ordering::Relaxed) != 0
     }
 
+    /// The index of the octave of `units` in the per-octave arrays.
+    fn index(units: u64) -> usize {
+        octave(units).saturating_sub(PARALLEL_OCTAVE_MIN)
+    }
+
     /// The rate of the octave of `units`, of executions that found the workers hot or not.
     fn rate(&self, units: u64, hot: bool) -> &ParallelRate {
-        &self.rates[usize::from(hot)][octave(units).saturating_sub(PARALLEL_OCTAVE_MIN)]
+        &self.rates[usize::from(hot)][Self::index(units)]
+    }
+
+    /// When the parallel path of the octave of `units` was last retried on workers hot or not.
+    fn retried(&self, units: u64, hot: bool) -> &AtomicU64 {
+        &self.retried[usize::from(hot)][Self::index(units)]
     }
 
     /// True when the previous choice that found the workers cold where hot ones would have
@@ -445,11 +464,12 @@ impl Parallel {
 }
 
 /// The parallel path is retried once per this many nanoseconds when its measured rate says no,
-/// to keep that rate current (a busy moment should not rule it out for good). A retry costs
-/// about one execution's trips through the pool (tens of microseconds on a busy two-core
-/// machine): once per 100 ms, at most a few tenths of a percent of the time. (Retrying one
-/// choice in a fixed count instead cost up to 2× on inputs just above the floor, where one
-/// trip is many executions' worth of work.)
+/// to keep that rate current (a busy moment should not rule it out for good), or less often
+/// for long executions ([`parallel_retry_ns`]). A retry costs what its executions (itself and
+/// up to [`TRY_RUN`] owed ones) lose, about their trips through the pool where the inputs are
+/// small (tens of microseconds on a busy two-core machine): once per 100 ms, a few tenths of
+/// a percent of the time. (Retrying one choice in a fixed count instead cost up to 2× on
+/// inputs just above the floor, where one trip is many executions' worth of work.)
 const RETRY_NS: u64 = 100_000_000;
 /// A serial retry costs what the serial path loses to the parallel one, up to a whole serial
 /// execution: a 2^26-element NonZero took about 30 ms on one thread of a 16-core Xeon and 6 ms
@@ -474,9 +494,10 @@ const TRY_RUN: u8 = 4;
 /// median needs half a window of new ones to move; a cost paid once, since each retry adds to
 /// the rate); then [`RETRY_NS`], or where longer, [`SERIAL_RETRY_SPAN`] times the executions a
 /// retry may take (itself and the [`TRY_RUN`] it owes), each of which may lose up to a serial
-/// execution's time: a retry then costs at most about 1/64 of a caller's time. (On two vCPUs of a Zen 5 a 2^24-element FLOAT32 NonZero at density 0.5
-/// took 3.3 ms on one thread and 3.5 on two: five executions of a retry every 100 ms would
-/// have been a sixth of its calls, each losing 5%.)
+/// execution's time: a retry then costs at most about 1/64 of a caller's time. (On two vCPUs
+/// of a Zen 5 a 2^24-element FLOAT32 NonZero at density 0.5 took 3.3 ms on one thread and 3.5
+/// on two: five executions of a retry every 100 ms would have been a sixth of its calls, each
+/// losing 5%.)
 fn parallel_retry_ns(serial_ns: u64, young: bool) -> u64 {
     if young {
         return RETRY_NS / 8;
@@ -535,10 +556,11 @@ impl Rates {
     /// helpers) that took `elapsed` to its octave's rate (`hot`: it found the workers on the
     /// team, as [`parallel_pays`] said).
     /// An execution faster than the serial estimate is followed by another
-    /// ([`Parallel::owe_tries`]).
+    /// ([`Parallel::owe_tries`]). Not for executions from a ceiling, which no choice is made
+    /// for (their owed executions would go to the sizes below it in the same octave).
     pub fn record_parallel(&self, units: u64, threads: usize, hot: bool, elapsed: Duration) {
-        self.serial(units).unsettle();
         self.parallel(units, threads, hot).record(units, elapsed);
+        self.serial(units).unsettle();
         let serial = self.serial_ns(units);
         if serial != 0 && elapsed.as_nanos() < u128::from(serial) {
             self.on(threads).owe_tries(units, 1);
@@ -559,8 +581,9 @@ impl Rates {
     /// octave and [`serial_worth_timing`] too. A choice that finds it then skips both (they
     /// cost a 2^14-element NonZero on two vCPUs of a Zen 5 about 25 ns, 4-6% of its time),
     /// until a record of the octave's serial or parallel executions clears it. (Between a
-    /// choice that reads the rates and its note, another thread's record may come; the note
-    /// then holds until the octave's next record or tick, which looks at the rates again.)
+    /// choice that reads the rates and its note, another thread's record may come; the stale
+    /// note then holds until the octave's next recorded execution, at the latest that of its
+    /// next tick: a tick's choice reads the rates, and its execution is timed or parallel.)
     fn settle(&self, units: u64, class: usize) {
         let serial = self.serial(units);
         let parallel = &self.parallel[class];
@@ -568,7 +591,6 @@ impl Rates {
         let s = serial.value.load(Ordering::Relaxed);
         let holds = serial.known()
             && !serial.young()
-            && !parallel.owed(units)
             && cold.known()
             && hot.trusted()
             && cold.value.load(Ordering::Relaxed) >= s
@@ -627,6 +649,9 @@ pub(crate) fn parallel_pays(
     trips: u64,
     workers: Workers<'_>,
 ) -> Path {
+    // (Sizes below the first octave of parallel rates share its rates and owed executions,
+    // but not its settled note: no choice is made for them.)
+    debug_assert!(bounds.floor >= 1 << PARALLEL_OCTAVE_MIN);
     if workers.threads < 2 || units < bounds.floor {
         return Path::Serial { timed: false };
     }
@@ -726,14 +751,14 @@ fn measured_pays(
             && !workers.called());
     match now() {
         None => pays || (hot && parallel.take_try(units)),
-        Some(now) if pays => !retry_due(&parallel.serial_retried, now, serial_retry_ns(serial)),
+        Some(now) if pays => {
+            let retried = &parallel.serial_retried[Parallel::index(units)];
+            !retry_due(retried, now, serial_retry_ns(serial))
+        }
         Some(now) => {
             let young = parallel.rate(units, hot).young();
-            if retry_due(
-                &parallel.retried[usize::from(hot)],
-                now,
-                parallel_retry_ns(serial, young),
-            ) {
+            let period = parallel_retry_ns(serial, young);
+            if retry_due(parallel.retried(units, hot), now, period) {
                 // (A young rate's retries come eight times as often and need no run.)
                 if !hot && !young {
                     parallel.owe_tries(units, TRY_RUN);
@@ -836,7 +861,9 @@ mod tests {
             for (u, f) in [(u, f), (u.max(1), f)] {
                 assert_eq!(ns(u, f), wide_ns(u, f), "ns({u}, {f})");
             }
-            let e = Duration::new(next() % (1 << 40), (next() % 1_000_000_000) as u32);
+            // Mostly below the 64-bit product's limit (u64::MAX / 10^6 ns, about 5.1 hours),
+            // some above.
+            let e = Duration::from_nanos(next() >> (next() % 64));
             let u = u.max(1);
             assert_eq!(
                 femtos_per_unit(u, e),
@@ -848,11 +875,13 @@ mod tests {
             for &f in &[0, 1, u64::from(u32::MAX), u64::MAX] {
                 assert_eq!(ns(u, f), wide_ns(u, f), "ns({u}, {f})");
             }
-            for e in [
-                Duration::ZERO,
-                Duration::from_nanos(1),
-                Duration::from_secs(1 << 20),
-            ] {
+            let limit = u64::MAX / 1_000_000;
+            let nanos = [0, 1, limit - 1, limit, limit + 1, u64::MAX];
+            for e in nanos
+                .map(Duration::from_nanos)
+                .into_iter()
+                .chain([Duration::MAX])
+            {
                 assert_eq!(
                     femtos_per_unit(u, e),
                     wide_femtos(u, e),
@@ -1043,6 +1072,9 @@ mod tests {
 
     #[test]
     fn a_choice_on_cold_workers_is_settled_between_ticks() {
+        if forced() {
+            return; // DMLS_PARALLEL=always: every choice from the floor is parallel
+        }
         let r = serial_at_1ns(&[1 << 16]);
         let units = 1 << 16;
         for _ in 0..2 * WINDOW {
@@ -1055,8 +1087,10 @@ mod tests {
         };
         // Parallel slower than serial on hot and cold workers, and no retry due in this test.
         record_both(&r, units, Duration::from_nanos(units * 2));
-        for retried in &r.on(2).retried {
-            retried.store(u64::MAX, Ordering::Relaxed);
+        for hot in [false, true] {
+            r.on(2)
+                .retried(units, hot)
+                .store(u64::MAX, Ordering::Relaxed);
         }
         let mut timed = 0;
         for i in 0..4 * CLOCK_EVERY {
@@ -1278,6 +1312,29 @@ mod tests {
         assert_eq!(parallel_retry_ns(1000, true), RETRY_NS / 8);
         assert_eq!(parallel_retry_ns(1_000_000, true), RETRY_NS / 8);
         assert_eq!(parallel_retry_ns(1_000_000, false), 320_000_000);
+    }
+
+    #[test]
+    fn each_octave_keeps_its_own_retry_period() {
+        let two = Workers::without_pool(2);
+        // Serial 1 ns per unit, parallel 2 ns, grown: 2^14 units retried every RETRY_NS, 2^20
+        // (1 ms serial) every 64 times a retry's five executions, 336 ms.
+        let (small, large) = (1 << 14, 1 << 20);
+        let r = serial_at_1ns(&[small, large]);
+        for u in [small, large] {
+            record_both(&r, u, Duration::from_nanos(2 * u));
+            record_both(&r, u, Duration::from_nanos(2 * u));
+        }
+        let period = parallel_retry_ns(large, false);
+        assert!(period > 3 * RETRY_NS);
+        // A caller alternating the two sizes, a choice of each every millisecond.
+        let (mut small_retries, mut large_retries) = (0, 0);
+        for t in (period..4 * period).step_by(1_000_000) {
+            small_retries += usize::from(measured_pays(small, &r, 1, two, false, || Some(t)));
+            large_retries += usize::from(measured_pays(large, &r, 1, two, false, || Some(t)));
+        }
+        assert_eq!(large_retries, 3, "the large size's own period");
+        assert!(small_retries >= 9, "{small_retries}");
     }
 
     #[test]
