@@ -86,6 +86,7 @@ fn ns(units: u64, femtos: u64) -> u64 {
 
 /// Executions a rate is made of: the last eight of its octave (and state).
 const WINDOW: usize = 8;
+const _: () = assert!(WINDOW.is_power_of_two()); // (see Rate::record)
 
 /// A kernel's cost per unit of work, in femtoseconds, from its last [`WINDOW`] executions of
 /// one octave: the fastest of them for the serial path (`FASTEST`, a [`SerialRate`]), their
@@ -197,8 +198,9 @@ impl<const FASTEST: bool> Rate<FASTEST> {
         }
         let sample = femtos_per_unit(units, elapsed).clamp(1, u64::from(u32::MAX)) as u32;
         let n = self.recorded.load(Ordering::Relaxed);
-        // Past u32::MAX, back to two windows (the same slot next: u32::MAX % WINDOW is the
-        // last), so that the ring keeps turning and the rate stays grown.
+        // Past u32::MAX, back to two windows, so that the ring keeps turning (slot
+        // u32::MAX % WINDOW, the last, then 2 * WINDOW % WINDOW, the first: WINDOW is a
+        // power of two) and the rate stays grown.
         self.recorded.store(
             n.checked_add(1).unwrap_or(2 * WINDOW as u32),
             Ordering::Relaxed,
@@ -399,7 +401,8 @@ impl Parallel {
     /// parallel execution that beat the serial estimate (one: rates that say no may be out of
     /// date, and each execution that wins is followed by another, until one loses or the
     /// rates say yes). So a retry costs at most [`TRY_RUN`] + 1 losing executions. Owed
-    /// executions wait for a choice that finds the workers hot, however late.
+    /// executions wait for a choice that finds the workers hot and the rates saying no,
+    /// however late (one owed by a win while the rates said yes may so run much later).
     ///
     /// Without them, the rate of hot workers was retried only when a clock read fell within
     /// their window: on two vCPUs of a Zen 5, a run of slow executions (the other vCPU taken
@@ -412,7 +415,7 @@ impl Parallel {
     fn owe_tries(&self, units: u64, n: u8) {
         let tries = self.tries(units);
         if tries.load(Ordering::Relaxed) < n {
-            tries.store(n, Ordering::Relaxed);
+            tries.fetch_max(n, Ordering::Relaxed);
         }
     }
 
@@ -468,7 +471,8 @@ impl Parallel {
 /// for long executions ([`parallel_retry_ns`]). A retry costs what its executions (itself and
 /// up to [`TRY_RUN`] owed ones) lose, about their trips through the pool where the inputs are
 /// small (tens of microseconds on a busy two-core machine): once per 100 ms, a few tenths of
-/// a percent of the time. (Retrying one choice in a fixed count instead cost up to 2× on
+/// a percent of the time for each octave of sizes that a caller runs where its parallel path
+/// loses. (Retrying one choice in a fixed count instead cost up to 2× on
 /// inputs just above the floor, where one trip is many executions' worth of work.)
 const RETRY_NS: u64 = 100_000_000;
 /// A serial retry costs what the serial path loses to the parallel one, up to a whole serial
@@ -484,25 +488,27 @@ fn serial_retry_ns(serial_ns: u64) -> u64 {
     RETRY_NS.max(serial_ns.saturating_mul(SERIAL_RETRY_SPAN))
 }
 
-/// Parallel executions on hot workers owed after a retry on cold workers
-/// ([`Parallel::owe_tries`]).
+/// Parallel executions on hot workers owed after a retry on cold workers of a rate that is no
+/// longer young ([`Parallel::owe_tries`]).
 const TRY_RUN: u8 = 4;
 
-/// The period of the parallel path's retries on workers in one state (hot or cold), for an
-/// execution whose serial estimate is `serial_ns`: an eighth of [`RETRY_NS`] while the rate is
-/// `young` (its first executions are often slow: the workers' first wakes, new pages; and a
-/// median needs half a window of new ones to move; a cost paid once, since each retry adds to
-/// the rate); then [`RETRY_NS`], or where longer, [`SERIAL_RETRY_SPAN`] times the executions a
-/// retry may take (itself and the [`TRY_RUN`] it owes), each of which may lose up to a serial
-/// execution's time: a retry then costs at most about 1/64 of a caller's time. (On two vCPUs
+/// The period of the parallel path's retries on workers `hot` or cold, for an execution whose
+/// serial estimate is `serial_ns`: an eighth of [`RETRY_NS`] while the rate is `young` (its
+/// first executions are often slow: the workers' first wakes, new pages; and a median needs
+/// half a window of new ones to move; a cost paid once, since each retry adds to the rate);
+/// then [`RETRY_NS`], or where longer, [`SERIAL_RETRY_SPAN`] times the executions a retry may
+/// take (on cold workers itself and the [`TRY_RUN`] it owes, on hot ones itself), each of
+/// which may lose up to a serial execution's time: a retry then costs at most about 1/64 of a
+/// caller's time. (On two vCPUs
 /// of a Zen 5 a 2^24-element FLOAT32 NonZero at density 0.5 took 3.3 ms on one thread and 3.5
 /// on two: five executions of a retry every 100 ms would have been a sixth of its calls, each
 /// losing 5%.)
-fn parallel_retry_ns(serial_ns: u64, young: bool) -> u64 {
+fn parallel_retry_ns(serial_ns: u64, young: bool, hot: bool) -> u64 {
     if young {
         return RETRY_NS / 8;
     }
-    RETRY_NS.max(serial_ns.saturating_mul(SERIAL_RETRY_SPAN * (1 + u64::from(TRY_RUN))))
+    let executions = if hot { 1 } else { 1 + u64::from(TRY_RUN) };
+    RETRY_NS.max(serial_ns.saturating_mul(SERIAL_RETRY_SPAN * executions))
 }
 
 /// Choices per look at the clock for the retries.
@@ -661,6 +667,17 @@ pub(crate) fn parallel_pays(
             helpers: workers.threads - 1,
         };
     }
+    measured_path(units, bounds, rates, trips, workers)
+}
+
+/// [`parallel_pays`] from the floor on, on more than one thread, without `DMLS_PARALLEL`.
+fn measured_path(
+    units: u64,
+    bounds: &Bounds,
+    rates: &Rates,
+    trips: u64,
+    workers: Workers<'_>,
+) -> Path {
     // The clock is read once per CLOCK_EVERY choices: for the retries and the machine's load.
     let now = rates.tick(units).then(now_ns);
     // On a machine with more runnable threads than CPUs, as many workers as the pool's share
@@ -757,7 +774,7 @@ fn measured_pays(
         }
         Some(now) => {
             let young = parallel.rate(units, hot).young();
-            let period = parallel_retry_ns(serial, young);
+            let period = parallel_retry_ns(serial, young, hot);
             if retry_due(parallel.retried(units, hot), now, period) {
                 // (A young rate's retries come eight times as often and need no run.)
                 if !hot && !young {
@@ -1068,13 +1085,32 @@ mod tests {
             settled > 20,
             "seed {seed}: only {settled} of 2000 rates settled"
         );
+
+        // Executions owed to hot workers do not keep the note from cold ones (a hot choice
+        // reads the rates in full and takes them).
+        let r = serial_at_1ns(&[1 << 16]);
+        record(&r, 1 << 16, false, Duration::from_nanos(2 << 16));
+        record(&r, 1 << 16, true, Duration::from_nanos(2 << 16));
+        for _ in 0..2 * WINDOW {
+            r.serial(1 << 16)
+                .record(1 << 16, Duration::from_nanos(1 << 16));
+        }
+        r.on(2).owe_tries(1 << 16, TRY_RUN);
+        r.settle(1 << 16, thread_class(2));
+        assert!(r.settled(1 << 16, thread_class(2)));
+        assert!(measured_pays(
+            1 << 16,
+            &r,
+            1,
+            Workers::without_pool(2),
+            true,
+            || None
+        ));
     }
 
     #[test]
     fn a_choice_on_cold_workers_is_settled_between_ticks() {
-        if forced() {
-            return; // DMLS_PARALLEL=always: every choice from the floor is parallel
-        }
+        // (measured_path: parallel_pays without DMLS_PARALLEL, which the test suite sets.)
         let r = serial_at_1ns(&[1 << 16]);
         let units = 1 << 16;
         for _ in 0..2 * WINDOW {
@@ -1094,7 +1130,7 @@ mod tests {
         }
         let mut timed = 0;
         for i in 0..4 * CLOCK_EVERY {
-            match parallel_pays(units, &b, &r, 1, two) {
+            match measured_path(units, &b, &r, 1, two) {
                 Path::Serial { timed: t } => timed += usize::from(t),
                 p => panic!("{p:?}"),
             }
@@ -1111,7 +1147,7 @@ mod tests {
             r.record_parallel(units, 2, true, Duration::from_nanos(units / 4));
         }
         let parallel = (0..CLOCK_EVERY)
-            .filter(|_| matches!(parallel_pays(units, &b, &r, 1, two), Path::Parallel { .. }))
+            .filter(|_| matches!(measured_path(units, &b, &r, 1, two), Path::Parallel { .. }))
             .count();
         assert!(parallel >= CLOCK_EVERY as usize - 1, "{parallel}");
     }
@@ -1177,13 +1213,31 @@ mod tests {
         assert!(!measured_pays(units, &r, 1, two, false, || Some(
             RETRY_NS + 1
         )));
+
+        // An execution that beats the serial time, here between retries, owes the next choice
+        // on hot workers one more, and one that loses ends the run.
+        r.record_parallel(units, 2, true, ns(0.5));
+        assert!(
+            measured_pays(units, &r, 1, two, true, || None),
+            "a win owes one"
+        );
+        r.record_parallel(units, 2, true, ns(0.6));
+        assert!(
+            measured_pays(units, &r, 1, two, true, || None),
+            "and another"
+        );
+        r.record_parallel(units, 2, true, ns(2.0));
+        assert!(
+            !measured_pays(units, &r, 1, two, true, || None),
+            "a loss ends it"
+        );
     }
 
     #[test]
     fn bounds_override_the_measurement() {
         let b = Bounds {
-            floor: 100,
-            ceiling: 1000,
+            floor: 1 << 14,
+            ceiling: 1 << 16,
         };
         let slow = Rates::new();
         let one = Workers::without_pool(1);
@@ -1195,12 +1249,12 @@ mod tests {
         );
         let two = Workers::without_pool(2);
         assert_eq!(
-            parallel_pays(99, &b, &slow, 1, two),
+            parallel_pays((1 << 14) - 1, &b, &slow, 1, two),
             Path::Serial { timed: false },
             "below the floor"
         );
         assert_eq!(
-            parallel_pays(1000, &b, &Rates::new(), 1, two),
+            parallel_pays(1 << 16, &b, &Rates::new(), 1, two),
             Path::Parallel {
                 hot: false,
                 helpers: 1
@@ -1308,10 +1362,14 @@ mod tests {
         assert_eq!(retries(0, period), 0, "none in the first period");
         assert_eq!(retries(period, 4 * period), 3, "one per period");
         // Short paths keep RETRY_NS; young rates an eighth of it whatever their length.
-        assert_eq!(parallel_retry_ns(1000, false), RETRY_NS);
-        assert_eq!(parallel_retry_ns(1000, true), RETRY_NS / 8);
-        assert_eq!(parallel_retry_ns(1_000_000, true), RETRY_NS / 8);
-        assert_eq!(parallel_retry_ns(1_000_000, false), 320_000_000);
+        for hot in [false, true] {
+            assert_eq!(parallel_retry_ns(1000, false, hot), RETRY_NS);
+            assert_eq!(parallel_retry_ns(1000, true, hot), RETRY_NS / 8);
+            assert_eq!(parallel_retry_ns(1_000_000, true, hot), RETRY_NS / 8);
+        }
+        // A retry on hot workers owes no run.
+        assert_eq!(parallel_retry_ns(1_000_000, false, false), 320_000_000);
+        assert_eq!(parallel_retry_ns(4_000_000, false, true), 256_000_000);
     }
 
     #[test]
@@ -1325,7 +1383,7 @@ mod tests {
             record_both(&r, u, Duration::from_nanos(2 * u));
             record_both(&r, u, Duration::from_nanos(2 * u));
         }
-        let period = parallel_retry_ns(large, false);
+        let period = parallel_retry_ns(large, false, false);
         assert!(period > 3 * RETRY_NS);
         // A caller alternating the two sizes, a choice of each every millisecond.
         let (mut small_retries, mut large_retries) = (0, 0);
@@ -1335,6 +1393,43 @@ mod tests {
         }
         assert_eq!(large_retries, 3, "the large size's own period");
         assert!(small_retries >= 9, "{small_retries}");
+
+        // The serial path's retries likewise: parallel 0.5 ns per unit; 2^14 units retried
+        // serially every RETRY_NS, 2^22 (4.2 ms serial) every 64 serial executions, 268 ms.
+        let (small, large) = (1 << 14, 1 << 22);
+        let r = serial_at_1ns(&[small, large]);
+        for u in [small, large] {
+            record_both(&r, u, Duration::from_nanos(u / 2));
+            record_both(&r, u, Duration::from_nanos(u / 2));
+        }
+        let period = serial_retry_ns(large);
+        assert!(period > 2 * RETRY_NS);
+        let (mut small_retries, mut large_retries) = (0, 0);
+        for t in (period..4 * period).step_by(1_000_000) {
+            small_retries += usize::from(!measured_pays(small, &r, 1, two, false, || Some(t)));
+            large_retries += usize::from(!measured_pays(large, &r, 1, two, false, || Some(t)));
+        }
+        assert_eq!(large_retries, 3, "the large size's own serial period");
+        assert!(small_retries >= 7, "{small_retries}");
+    }
+
+    #[test]
+    fn a_rates_ring_keeps_turning_past_u32_max_records() {
+        let r = SerialRate::new();
+        for ns in [500, 400, 300] {
+            r.record(1000, Duration::from_nanos(ns));
+        }
+        r.recorded.store(u32::MAX - 1, Ordering::Relaxed);
+        // Slots 6 and 7, then 0 again (not 7 for ever), and the rate stays grown.
+        for ns in [900, 800, 700] {
+            r.record(1000, Duration::from_nanos(ns));
+        }
+        let slots: Vec<u32> = r.window.iter().map(|w| w.load(Ordering::Relaxed)).collect();
+        assert_eq!(&slots[..3], &[700_000, 400_000, 300_000]);
+        assert_eq!(&slots[6..], &[900_000, 800_000]);
+        assert_eq!(r.recorded.load(Ordering::Relaxed), 2 * WINDOW as u32 + 1);
+        assert!(r.known() && r.trusted() && !r.young());
+        assert_eq!(r.estimate_ns(1000), 300);
     }
 
     #[test]
