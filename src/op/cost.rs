@@ -841,6 +841,21 @@ mod tests {
         r
     }
 
+    /// The choices on cold workers of two threads for `units` units, with the clock at `from`
+    /// to `to` nanoseconds in steps of `step`, that go parallel (`parallel`) or serial.
+    fn count_choices(
+        r: &Rates,
+        units: u64,
+        (from, to, step): (u64, u64, u64),
+        parallel: bool,
+    ) -> usize {
+        let two = Workers::without_pool(2);
+        (from..to)
+            .step_by(step as usize)
+            .filter(|&t| measured_pays(units, r, 1, two, false, || Some(t)) == parallel)
+            .count()
+    }
+
     /// Records [`WINDOW`] parallel executions on two threads that each took `elapsed`, in the
     /// rates only (no parallel execution owed: see [`Parallel::owe_tries`]).
     fn record(r: &Rates, units: u64, hot: bool, elapsed: Duration) {
@@ -1271,12 +1286,7 @@ mod tests {
         let r = serial_at_1ns(&[500]);
         record_both(&r, 500, Duration::from_nanos(1000));
         record_both(&r, 500, Duration::from_nanos(1000));
-        let choices = |from: u64, to: u64, step: u64| {
-            (from..to)
-                .step_by(step as usize)
-                .filter(|&t| measured_pays(500, &r, 1, two, false, || Some(t)))
-                .count()
-        };
+        let choices = |from, to, step| count_choices(&r, 500, (from, to, step), true);
         assert_eq!(
             choices(0, RETRY_NS, 1000),
             0,
@@ -1305,12 +1315,7 @@ mod tests {
         // Parallel measured at 0.5 ns: yes, but for one serial retry per RETRY_NS.
         let r = serial_at_1ns(&[500]);
         record_both(&r, 500, Duration::from_nanos(250));
-        let choices = |from: u64, to: u64, step: u64| {
-            (from..to)
-                .step_by(step as usize)
-                .filter(|&t| !measured_pays(500, &r, 1, two, false, || Some(t)))
-                .count()
-        };
+        let choices = |from, to, step| count_choices(&r, 500, (from, to, step), false);
         assert_eq!(choices(0, RETRY_NS, 1000), 0, "no serial retry at first");
         assert_eq!(choices(RETRY_NS, 2 * RETRY_NS, 1000), 1, "one in the next");
         assert_eq!(
@@ -1322,18 +1327,12 @@ mod tests {
 
     #[test]
     fn a_long_serial_path_is_retried_less_often() {
-        let two = Workers::without_pool(2);
         // Serial 1 ns per unit, 10 ms per execution; parallel 0.5 ns: yes, but for a serial
         // retry once per 64 serial executions (640 ms), not once per RETRY_NS.
         let units = 10_000_000;
         let r = serial_at_1ns(&[units]);
         record_both(&r, units, Duration::from_millis(5));
-        let serial_retries = |from: u64, to: u64| {
-            (from..to)
-                .step_by(1_000_000)
-                .filter(|&t| !measured_pays(units, &r, 1, two, false, || Some(t)))
-                .count()
-        };
+        let serial_retries = |from, to| count_choices(&r, units, (from, to, 1_000_000), false);
         let period = SERIAL_RETRY_SPAN * 10_000_000;
         assert!(period > RETRY_NS);
         assert_eq!(serial_retries(0, period), 0, "none in the first period");
@@ -1344,19 +1343,13 @@ mod tests {
 
     #[test]
     fn a_long_parallel_path_is_retried_less_often() {
-        let two = Workers::without_pool(2);
         // Serial 1 ns per unit, 10 ms per execution; parallel 2 ns, hot and cold: no, but for
         // a retry (and the runs on hot workers it owes) once per 64 times their executions.
         let units = 10_000_000;
         let r = serial_at_1ns(&[units]);
         record_both(&r, units, Duration::from_millis(20));
         record_both(&r, units, Duration::from_millis(20));
-        let retries = |from: u64, to: u64| {
-            (from..to)
-                .step_by(1_000_000)
-                .filter(|&t| measured_pays(units, &r, 1, two, false, || Some(t)))
-                .count()
-        };
+        let retries = |from, to| count_choices(&r, units, (from, to, 1_000_000), true);
         let period = SERIAL_RETRY_SPAN * (1 + u64::from(TRY_RUN)) * 10_000_000;
         assert!(period > RETRY_NS);
         assert_eq!(retries(0, period), 0, "none in the first period");

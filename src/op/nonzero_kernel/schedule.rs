@@ -163,10 +163,8 @@ pub(super) fn drive<U: Word>(
             }));
         }
         let n = (SERIAL_CHUNK.max(src.min_chunk()).min(m.div_ceil(64) * 64) / 64) as usize;
-        let mut heap = Vec::new();
-        heap.try_reserve_exact(n)
-            .map_err(|_| Error::OutOfMemory(format!("{OP}: no memory for a bitmask chunk")))?;
-        heap.resize(n, 0);
+        let mut heap = zeroed_words(n)
+            .ok_or_else(|| Error::OutOfMemory(format!("{OP}: no memory for a bitmask chunk")))?;
         return Ok(cost::timed(timed, rates.serial(m), m, || {
             serial(src, rows, m, &mut heap)
         }));
