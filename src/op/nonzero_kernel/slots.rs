@@ -20,6 +20,8 @@
 
 use core::sync::atomic::{AtomicU64, Ordering};
 
+use crate::team::Wait;
+
 /// A part's status word: 0 until its count is claimed, then [`COUNTING`], then `COUNTED` with
 /// its count, then `PREFIX` with the rows of it and of every part before it; `POISONED` when
 /// it (or a part before it) panicked before its prefix was known. In slots, the [`WRITING`]
@@ -33,9 +35,6 @@ const WRITING: u64 = 1 << 61;
 pub(super) const VALUE: u64 = WRITING - 1;
 /// A part's count is being made (no flag, not 0).
 const COUNTING: u64 = 1;
-/// Looks at a count being made before a thread gives up the core between looks (the thread
-/// making it may need this core).
-const LOOK_BACK_SPINS: u32 = 4096;
 
 /// Counts part `p`: its nonzero elements (`None`: it panicked, and the caller kept the panic),
 /// its bitmask words written into the slice when one is given (the part's words).
@@ -212,11 +211,11 @@ impl Slots {
     /// Part `j`'s count, for the thread that claimed its write: claimed and made here if nobody
     /// has, waited for if being made; `None` when it is poisoned.
     fn counted(&self, j: usize, count: &Count<'_>) -> Option<u64> {
-        let mut spins = 0u32;
+        let mut wait = None;
         loop {
             let v = self.status_counting(j, count);
             match v & POISONED {
-                0 => wait(&mut spins),
+                0 => wait.get_or_insert_with(Wait::for_count).pause(false),
                 POISONED => return None,
                 // Counted (its prefix is this thread's to publish).
                 _ => return Some(v & VALUE),
@@ -256,15 +255,16 @@ fn publish(word: &AtomicU64, status: u64) -> u64 {
 /// The rows of the parts before part `i`, from their status words as `status(j)` reads them
 /// (and, in slots, first claims and makes a count nobody has claimed): the counts back from its
 /// predecessor to the first part whose prefix is known (none before part 0), waiting
-/// ([`wait`]) at a count being made; `None` when one of them is poisoned.
+/// ([`Wait::for_count`]: `pause`, then giving up the core, which the thread that counts
+/// may need) at a count being made; `None` when one of them is poisoned.
 pub(super) fn look_back(i: usize, mut status: impl FnMut(usize) -> u64) -> Option<u64> {
     let mut sum = 0u64;
     let mut j = i;
-    let mut spins = 0u32;
+    let mut wait = None;
     while j > 0 {
         let v = status(j - 1);
         match v & POISONED {
-            0 => wait(&mut spins),
+            0 => wait.get_or_insert_with(Wait::for_count).pause(false),
             POISONED => return None,
             PREFIX => return Some(sum + (v & VALUE)),
             _ => {
@@ -274,17 +274,6 @@ pub(super) fn look_back(i: usize, mut status: impl FnMut(usize) -> u64) -> Optio
         }
     }
     Some(sum)
-}
-
-/// One look of a thread waiting for a count being made: `pause`, and after
-/// [`LOOK_BACK_SPINS`] looks, the core given up (the thread that counts may need it).
-fn wait(spins: &mut u32) {
-    *spins += 1;
-    if *spins > LOOK_BACK_SPINS {
-        std::thread::yield_now();
-    } else {
-        core::hint::spin_loop();
-    }
 }
 
 #[cfg(test)]
