@@ -19,6 +19,7 @@
 
 use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use crate::cpus;
 use crate::error::{Error, Result};
@@ -183,6 +184,29 @@ impl<'a> Workers<'a> {
             _ => (0..parts).for_each(job),
         }
         Ok(())
+    }
+
+    /// One trip through the team, timed: an empty job of one part per thread (starting the
+    /// pool first if it is not running). `None` where there is no team to go through: one
+    /// thread, or a pool that cannot be started. `Some(None)` where another caller held
+    /// the team: the job then ran through rayon beside it, a trip of another kind.
+    pub fn trip(&self) -> Option<Option<Duration>> {
+        match self.pool {
+            Some(pool) if self.threads > 1 => {
+                let slot = pool.get().ok()?;
+                let t = Instant::now();
+                let on_team =
+                    slot.team
+                        .run(&slot.pool, self.threads, self.threads - 1, false, &|i| {
+                            core::hint::black_box(i);
+                        });
+                Some(on_team.then(|| t.elapsed()))
+            }
+            // Several threads without a pool (only tests make them: see
+            // `Workers::without_pool`): the caller would run every part, a trip of nothing.
+            None if self.threads > 1 => Some(Some(Duration::ZERO)),
+            _ => None,
+        }
     }
 
     /// Runs `f(i, chunk)` for each chunk of `chunk` elements of `data` (the last may be
@@ -420,6 +444,41 @@ fn default_threads() -> usize {
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+    use std::sync::atomic::AtomicBool;
+
+    #[test]
+    fn a_trip_beside_a_caller_that_holds_the_team_is_not_one_through_it() {
+        assert_eq!(Workers::without_pool(1).trip(), None);
+        let threads = Threads::new(4).expect("a pool of 4");
+        let workers = threads.workers();
+        assert!(matches!(workers.trip(), Some(Some(_))));
+        // Another caller holds the team: two parts that wait (the other workers stay free
+        // for rayon's tasks).
+        let (started, release) = (AtomicUsize::new(0), AtomicBool::new(false));
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                workers
+                    .parts(2, &|_| {
+                        started.fetch_add(1, Ordering::AcqRel);
+                        while !release.load(Ordering::Acquire) {
+                            std::thread::yield_now();
+                        }
+                    })
+                    .expect("the holder's job");
+            });
+            while started.load(Ordering::Acquire) == 0 {
+                std::thread::yield_now();
+            }
+            let beside = workers.trip();
+            release.store(true, Ordering::Release);
+            assert_eq!(
+                beside,
+                Some(None),
+                "a trip beside the holder counted as one"
+            );
+        });
+        assert!(matches!(workers.trip(), Some(Some(_))));
+    }
 
     #[test]
     fn a_pool_started_by_a_pinned_thread_has_the_process_cpus() {

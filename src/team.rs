@@ -409,7 +409,8 @@ impl Team {
     /// `pool`'s workers, and returns when every part has finished. `in_order`: the parts are
     /// claimed in increasing order (one slot), for parts that wait for the parts before them;
     /// otherwise in a slot per thread. A panic of a part is resumed here once every part has
-    /// finished.
+    /// finished. True when the job went through the team; false when it ran on this thread
+    /// alone, or through rayon beside another caller that held the team.
     pub fn run(
         self: &Arc<Self>,
         pool: &rayon::ThreadPool,
@@ -417,13 +418,13 @@ impl Team {
         helpers: usize,
         in_order: bool,
         job: &Job<'_>,
-    ) {
+    ) -> bool {
         if parts == 0 {
-            return;
+            return false;
         }
         if parts == 1 || helpers == 0 {
             (0..parts).for_each(job);
-            return;
+            return false;
         }
         if parts > MAX_PARTS
             || self
@@ -434,7 +435,7 @@ impl Team {
             // Another caller holds the team (or the job has more parts than its state can
             // count).
             run_beside(pool, parts, helpers, job);
-            return;
+            return false;
         }
         // Releases the team however this function ends.
         struct Release<'t>(&'t Team);
@@ -486,6 +487,7 @@ impl Team {
         if let Some(p) = panic {
             resume_unwind(p);
         }
+        true
     }
 
     /// Publishes a job of `parts` parts in `slots` slots (the job itself stored before): a

@@ -32,10 +32,11 @@
 //!   too at a bounded cost);
 //! - [`trip_ns`]: one trip through the team (an empty job of one part per thread), measured
 //!   the first time a kernel has a choice to make on a class of thread counts (median of five
-//!   trips). The caller claims parts from the first nanosecond and waits only for parts that
-//!   workers claimed, so this is the hand-off to workers already awake, or only the caller's
-//!   claims where none is (60–70 ns on two vCPUs): an optimistic estimate, which sends an
-//!   octave's first executions to the parallel path, where they are measured.
+//!   trips, of those that went through the team). The caller claims parts from the first
+//!   nanosecond and waits only for parts that workers claimed, so this is the hand-off to
+//!   workers already awake, or only the caller's claims where none is (60–70 ns on two vCPUs):
+//!   an optimistic estimate, which sends an octave's first executions to the parallel path,
+//!   where they are measured.
 //!
 //! Where the rates settle the choice on cold workers (both parallel rates of the octave no
 //! faster per unit than the serial one), the choices between two of the octave's clock reads
@@ -254,40 +255,58 @@ pub(crate) fn timed<R>(timed: bool, rate: &SerialRate, units: u64, f: impl FnOnc
 /// One trip through the workers in nanoseconds, per class of thread counts
 /// ([`thread_class`]; 0: not measured yet).
 static TRIP_NS: [AtomicU64; THREAD_CLASSES] = [const { AtomicU64::new(0) }; THREAD_CLASSES];
+/// When a trip measured while another caller held the team is measured again, in [`now_ns`]
+/// nanoseconds (0: the trip is measured for good).
+static TRIP_AGAIN: [AtomicU64; THREAD_CLASSES] = [const { AtomicU64::new(0) }; THREAD_CLASSES];
+/// Trips of the five that must go through the team for their median to be kept for good.
+const TRIPS_FOR_GOOD: usize = 3;
+/// How long a trip measured with fewer such trips is used before it is measured again.
+const TRIP_AGAIN_NS: u64 = 100_000_000;
 
 /// One trip through the team, in nanoseconds: an empty job of one part per thread, measured
 /// on `workers` the first time a choice is made for their class of thread counts (after a
 /// trip that starts the pool if it is not running), then remembered. (A trip to sixteen hot
 /// workers costs more than one to two; where no worker has arrived, the caller runs every
-/// part and the trip is its claims alone.)
+/// part and the trip is its claims alone.) Only trips that went through the team count: one
+/// made while another caller held the team runs through rayon beside it (25-100 µs on 16
+/// cores), which would keep the octaves of young rates serial where a trip through the team
+/// lets them try the parallel path. With fewer than [`TRIPS_FOR_GOOD`] of the five through
+/// the team, the median of those (none: "no gain") is used for [`TRIP_AGAIN_NS`], then
+/// measured again.
 pub(crate) fn trip_ns(workers: Workers<'_>) -> u64 {
-    let slot = &TRIP_NS[thread_class(workers.threads)];
-    let known = slot.load(Ordering::Relaxed);
+    let class = thread_class(workers.threads);
+    let known = TRIP_NS[class].load(Ordering::Relaxed);
     if known != 0 {
-        return known;
-    }
-    let trip = || {
-        let t = Instant::now();
-        workers
-            .parts(workers.threads, &|i| {
-                core::hint::black_box(i);
-            })
-            .ok()?;
-        Some(t.elapsed())
-    };
-    let mut trips: Vec<Duration> = Vec::with_capacity(5);
-    if trip().is_some() {
-        trips.extend((0..5).filter_map(|_| trip()));
-    }
-    let ns = match trips.len() {
-        0 => return u64::MAX, // no pool: nothing to gain from one
-        n => {
-            trips.sort();
-            trips[n / 2].as_nanos().max(1) as u64
+        let again = TRIP_AGAIN[class].load(Ordering::Relaxed);
+        if again == 0 || now_ns() < again {
+            return known;
         }
-    };
-    slot.store(ns, Ordering::Relaxed);
+    }
+    // The first trip may start the pool: not timed.
+    if workers.trip().is_none() {
+        return u64::MAX; // no pool: nothing to gain from one
+    }
+    let mut trips: Vec<Duration> = (0..5).filter_map(|_| workers.trip().flatten()).collect();
+    trips.sort();
+    let (ns, again) = trip_median(&trips, now_ns());
+    TRIP_AGAIN[class].store(again, Ordering::Relaxed);
+    TRIP_NS[class].store(ns, Ordering::Relaxed);
     ns
+}
+
+/// The trip to keep from `trips` (sorted; those of five that went through the team), and
+/// when to measure it again (0: never), at `now`.
+fn trip_median(trips: &[Duration], now: u64) -> (u64, u64) {
+    let ns = match trips.len() {
+        0 => u64::MAX,
+        n => (trips[n / 2].as_nanos() as u64).max(1),
+    };
+    let again = if trips.len() >= TRIPS_FOR_GOOD {
+        0
+    } else {
+        now.saturating_add(TRIP_AGAIN_NS).max(1)
+    };
+    (ns, again)
 }
 
 /// Classes of thread counts with parallel rates (and trips) of their own, by the nearest power
@@ -862,6 +881,20 @@ mod tests {
         for _ in 0..WINDOW {
             r.parallel(units, 2, hot).record(units, elapsed);
         }
+    }
+
+    #[test]
+    fn a_trip_of_too_few_trips_through_the_team_is_measured_again() {
+        let us = |n: &[u64]| {
+            n.iter()
+                .map(|&u| Duration::from_micros(u))
+                .collect::<Vec<_>>()
+        };
+        let now = 5_000;
+        assert_eq!(trip_median(&us(&[1, 2, 3, 4, 90]), now), (3_000, 0));
+        assert_eq!(trip_median(&us(&[1, 2, 3]), now), (2_000, 0));
+        assert_eq!(trip_median(&us(&[1, 2]), now), (2_000, now + TRIP_AGAIN_NS));
+        assert_eq!(trip_median(&[], now), (u64::MAX, now + TRIP_AGAIN_NS));
     }
 
     #[test]
