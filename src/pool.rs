@@ -188,12 +188,17 @@ impl<'a> Workers<'a> {
 
     /// One trip through the team, timed: an empty job of one part per thread (starting the
     /// pool first if it is not running). `None` where there is no team to go through: one
-    /// thread, or a pool that cannot be started. `Some(None)` where another caller held
-    /// the team: the job then ran through rayon beside it, a trip of another kind.
+    /// thread, or a pool that cannot be started. `Some(None)` where another caller holds the
+    /// team: no trip is made then (it would run through rayon beside that caller, a trip of
+    /// another kind, with tasks for the workers running that caller's parts), or, where the
+    /// other caller took the team just now, the trip ran beside it.
     pub fn trip(&self) -> Option<Option<Duration>> {
         match self.pool {
             Some(pool) if self.threads > 1 => {
                 let slot = pool.get().ok()?;
+                if slot.team.busy() {
+                    return Some(None);
+                }
                 let t = Instant::now();
                 let on_team =
                     slot.team
@@ -466,7 +471,9 @@ mod tests {
                     })
                     .expect("the holder's job");
             });
+            let t = Instant::now();
             while started.load(Ordering::Acquire) == 0 {
+                assert!(t.elapsed().as_secs() < 10, "the holder's job never started");
                 std::thread::yield_now();
             }
             let beside = workers.trip();
@@ -474,7 +481,7 @@ mod tests {
             assert_eq!(
                 beside,
                 Some(None),
-                "a trip beside the holder counted as one"
+                "a trip while another caller holds the team"
             );
         });
         assert!(matches!(workers.trip(), Some(Some(_))));

@@ -125,9 +125,10 @@ const WAIT_SPIN_NS: f64 = 750_000.0;
 /// [`Wait::for_count`]) looks with `pause` before it gives up the core between looks, in
 /// nanoseconds. A count takes a few microseconds on a thread that runs. A wait longer than that
 /// means its thread was descheduled, and spinning on then only keeps the core from it: with 64
-/// threads on two cores, a wait of about 12 µs made a 2^22-element NonZero 10-20% faster than
-/// one of about 93 µs, and one of about 750 µs 2-3 times slower. Giving the core up at once was
-/// slower too (1.5-2 times at 2^22): a count being made is seldom far from done.
+/// threads on two cores, a 2^22-element NonZero took 18-28% less time with a wait of about
+/// 12 µs than with one of about 93 µs, and 1.6-2.9 times as long with one of about 750 µs.
+/// Giving the core up at once was slower too (16 and 64 threads: 1.7-3.8 times as long at
+/// 2^20, 1.1-1.5 at 2^22): a count being made is seldom far from done.
 const COUNT_SPIN_NS: f64 = 12_000.0;
 /// Clock reads between two looks for rayon work (a second caller's parts).
 const CLOCKS_PER_RAYON: u32 = 8;
@@ -391,6 +392,11 @@ impl Team {
     /// Tells the workers on the team to leave (the pool is being dropped).
     pub fn close(&self) {
         self.closed.store(true, Ordering::Release);
+    }
+
+    /// True while a caller holds the team (its job's parts may still be running).
+    pub fn busy(&self) -> bool {
+        self.busy.load(Ordering::Relaxed)
     }
 
     /// True while the team is contended, or always when its pool has more threads than the
@@ -794,9 +800,10 @@ mod tests {
                 for j in 0..20 {
                     let in_order = j % 2 == 1;
                     let runs: Vec<AtomicU32> = (0..parts).map(|_| AtomicU32::new(0)).collect();
-                    team.run(&pool, parts, threads - 1, in_order, &|i| {
+                    let on_team = team.run(&pool, parts, threads - 1, in_order, &|i| {
                         runs[i].fetch_add(1, Ordering::Relaxed);
                     });
+                    assert_eq!(on_team, parts > 1, "{threads} threads, {parts} parts");
                     assert!(
                         runs.iter().all(|r| r.load(Ordering::Relaxed) == 1),
                         "{threads} threads, {parts} parts, in order {in_order}"
@@ -906,9 +913,13 @@ mod tests {
         let pool = pool(2);
         let team = Arc::new(Team::new(2));
         let sum = AtomicU64::new(0);
-        team.run(&pool, MAX_PARTS + 5, 1, false, &|i| {
+        let on_team = team.run(&pool, MAX_PARTS + 5, 1, false, &|i| {
             sum.fetch_add(i as u64, Ordering::Relaxed);
         });
+        assert!(
+            !on_team,
+            "more parts than a state counts went through the team"
+        );
         let n = (MAX_PARTS + 5) as u64;
         assert_eq!(sum.load(Ordering::Relaxed), n * (n - 1) / 2);
     }
@@ -926,7 +937,7 @@ mod tests {
             let started = AtomicUsize::new(0);
             let behind = AtomicUsize::new(0);
             let threads = Mutex::new(Vec::new());
-            team.run(&pool, 48, 1, true, &|i| {
+            let on_team = team.run(&pool, 48, 1, true, &|i| {
                 let before = started.fetch_add(1, Ordering::AcqRel);
                 behind.fetch_max(i.saturating_sub(before), Ordering::Relaxed);
                 let me = std::thread::current().id();
@@ -937,6 +948,7 @@ mod tests {
                 drop(seen);
                 std::thread::sleep(std::time::Duration::from_micros(300));
             });
+            assert!(!on_team, "a job beside the team counted as one through it");
             assert_eq!(started.load(Ordering::Relaxed), 48);
             assert!(
                 behind.load(Ordering::Relaxed) <= 1,

@@ -253,33 +253,53 @@ pub(crate) fn timed<R>(timed: bool, rate: &SerialRate, units: u64, f: impl FnOnc
 }
 
 /// One trip through the workers in nanoseconds, per class of thread counts
-/// ([`thread_class`]; 0: not measured yet).
+/// ([`thread_class`]; 0: not measured yet), with [`TRIP_PROVISIONAL`] where too few trips
+/// went through the team.
 static TRIP_NS: [AtomicU64; THREAD_CLASSES] = [const { AtomicU64::new(0) }; THREAD_CLASSES];
-/// When a trip measured while another caller held the team is measured again, in [`now_ns`]
-/// nanoseconds (0: the trip is measured for good).
+/// A trip measured with fewer than [`TRIPS_FOR_GOOD`] of its five trips through the team (in
+/// the same word as the trip, so that two callers measuring at once cannot leave a
+/// provisional trip marked final).
+const TRIP_PROVISIONAL: u64 = 1 << 63;
+/// When a provisional trip is measured again, in [`now_ns`] nanoseconds (one caller claims it).
 static TRIP_AGAIN: [AtomicU64; THREAD_CLASSES] = [const { AtomicU64::new(0) }; THREAD_CLASSES];
 /// Trips of the five that must go through the team for their median to be kept for good.
 const TRIPS_FOR_GOOD: usize = 3;
-/// How long a trip measured with fewer such trips is used before it is measured again.
+/// How long a provisional trip is used before it is measured again.
 const TRIP_AGAIN_NS: u64 = 100_000_000;
 
 /// One trip through the team, in nanoseconds: an empty job of one part per thread, measured
 /// on `workers` the first time a choice is made for their class of thread counts (after a
 /// trip that starts the pool if it is not running), then remembered. (A trip to sixteen hot
 /// workers costs more than one to two; where no worker has arrived, the caller runs every
-/// part and the trip is its claims alone.) Only trips that went through the team count: one
-/// made while another caller held the team runs through rayon beside it (25-100 µs on 16
-/// cores), which would keep the octaves of young rates serial where a trip through the team
-/// lets them try the parallel path. With fewer than [`TRIPS_FOR_GOOD`] of the five through
-/// the team, the median of those (none: "no gain") is used for [`TRIP_AGAIN_NS`], then
-/// measured again.
+/// part and the trip is its claims alone.) Only trips through the team count: while another
+/// caller holds it, no trip is made ([`Workers::trip`]), since one through rayon beside that
+/// caller (25-100 µs on 16 cores) would keep the octaves of young rates serial where a trip
+/// through the team lets them try the parallel path. With fewer than [`TRIPS_FOR_GOOD`] of
+/// five through the team, the median of those is used (none: "no gain", as this caller's
+/// parallel executions would run beside the other caller's too; the young rates' retries
+/// still measure the parallel path), and measured again [`TRIP_AGAIN_NS`] later by one caller.
 pub(crate) fn trip_ns(workers: Workers<'_>) -> u64 {
     let class = thread_class(workers.threads);
     let known = TRIP_NS[class].load(Ordering::Relaxed);
     if known != 0 {
-        let again = TRIP_AGAIN[class].load(Ordering::Relaxed);
-        if again == 0 || now_ns() < again {
+        if known & TRIP_PROVISIONAL == 0 {
             return known;
+        }
+        // One caller measures again; the others go on with the provisional trip meanwhile.
+        let again = &TRIP_AGAIN[class];
+        let at = again.load(Ordering::Relaxed);
+        let now = now_ns();
+        if now < at
+            || again
+                .compare_exchange(
+                    at,
+                    now + TRIP_AGAIN_NS,
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                )
+                .is_err()
+        {
+            return known & !TRIP_PROVISIONAL;
         }
     }
     // The first trip may start the pool: not timed.
@@ -288,25 +308,29 @@ pub(crate) fn trip_ns(workers: Workers<'_>) -> u64 {
     }
     let mut trips: Vec<Duration> = (0..5).filter_map(|_| workers.trip().flatten()).collect();
     trips.sort();
-    let (ns, again) = trip_median(&trips, now_ns());
-    TRIP_AGAIN[class].store(again, Ordering::Relaxed);
-    TRIP_NS[class].store(ns, Ordering::Relaxed);
-    ns
+    let word = trip_word(&trips);
+    if word & TRIP_PROVISIONAL != 0 {
+        // Before the word: a caller that sees the word finds the time (or, reordered, 0: it
+        // then measures at once, which costs only a measurement).
+        TRIP_AGAIN[class].store(now_ns() + TRIP_AGAIN_NS, Ordering::Relaxed);
+    }
+    TRIP_NS[class].store(word, Ordering::Relaxed);
+    word & !TRIP_PROVISIONAL
 }
 
-/// The trip to keep from `trips` (sorted; those of five that went through the team), and
-/// when to measure it again (0: never), at `now`.
-fn trip_median(trips: &[Duration], now: u64) -> (u64, u64) {
+/// The word to keep from `trips` (sorted; those of five that went through the team): their
+/// median in nanoseconds (none: the largest, "no gain"), with [`TRIP_PROVISIONAL`] where
+/// there are fewer than [`TRIPS_FOR_GOOD`].
+fn trip_word(trips: &[Duration]) -> u64 {
     let ns = match trips.len() {
-        0 => u64::MAX,
-        n => (trips[n / 2].as_nanos() as u64).max(1),
+        0 => !TRIP_PROVISIONAL,
+        n => (trips[n / 2].as_nanos() as u64).clamp(1, !TRIP_PROVISIONAL),
     };
-    let again = if trips.len() >= TRIPS_FOR_GOOD {
-        0
+    if trips.len() >= TRIPS_FOR_GOOD {
+        ns
     } else {
-        now.saturating_add(TRIP_AGAIN_NS).max(1)
-    };
-    (ns, again)
+        ns | TRIP_PROVISIONAL
+    }
 }
 
 /// Classes of thread counts with parallel rates (and trips) of their own, by the nearest power
@@ -884,17 +908,17 @@ mod tests {
     }
 
     #[test]
-    fn a_trip_of_too_few_trips_through_the_team_is_measured_again() {
+    fn a_trip_of_too_few_trips_through_the_team_is_provisional() {
         let us = |n: &[u64]| {
             n.iter()
                 .map(|&u| Duration::from_micros(u))
                 .collect::<Vec<_>>()
         };
-        let now = 5_000;
-        assert_eq!(trip_median(&us(&[1, 2, 3, 4, 90]), now), (3_000, 0));
-        assert_eq!(trip_median(&us(&[1, 2, 3]), now), (2_000, 0));
-        assert_eq!(trip_median(&us(&[1, 2]), now), (2_000, now + TRIP_AGAIN_NS));
-        assert_eq!(trip_median(&[], now), (u64::MAX, now + TRIP_AGAIN_NS));
+        assert_eq!(trip_word(&us(&[1, 2, 3, 4, 90])), 3_000);
+        assert_eq!(trip_word(&us(&[1, 2, 3])), 2_000);
+        assert_eq!(trip_word(&us(&[1, 2])), 2_000 | TRIP_PROVISIONAL);
+        assert_eq!(trip_word(&[]), u64::MAX);
+        assert_eq!(trip_word(&[Duration::ZERO; 3]), 1);
     }
 
     #[test]
