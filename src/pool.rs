@@ -164,26 +164,31 @@ impl<'a> Workers<'a> {
     /// one-thread device runs them in order on this thread. Fails (before running any part)
     /// only when the pool has to be started, first in this process, and its threads cannot be.
     pub fn parts(&self, parts: usize, job: &Job<'_>) -> Result<()> {
-        self.run(parts, false, job)
+        self.run(parts, false, job).map(|_| ())
     }
 
     /// [`Workers::parts`] with the parts claimed in increasing order, for parts that wait for
     /// parts before them: a part is claimed only after every part before it, so what it waits
     /// for is running.
     pub fn parts_in_order(&self, parts: usize, job: &Job<'_>) -> Result<()> {
-        self.run(parts, true, job)
+        self.run(parts, true, job).map(|_| ())
     }
 
-    fn run(&self, parts: usize, in_order: bool, job: &Job<'_>) -> Result<()> {
+    /// [`Workers::parts`] or [`Workers::parts_in_order`]; true when the job went through the
+    /// team.
+    fn run(&self, parts: usize, in_order: bool, job: &Job<'_>) -> Result<bool> {
         match self.pool {
             Some(pool) if self.threads > 1 && parts > 1 => {
                 let slot = pool.get()?;
-                slot.team
-                    .run(&slot.pool, parts, self.threads - 1, in_order, job);
+                Ok(slot
+                    .team
+                    .run(&slot.pool, parts, self.threads - 1, in_order, job))
             }
-            _ => (0..parts).for_each(job),
+            _ => {
+                (0..parts).for_each(job);
+                Ok(false)
+            }
         }
-        Ok(())
     }
 
     /// One trip through the team, timed: an empty job of one part per thread (starting the
@@ -191,27 +196,22 @@ impl<'a> Workers<'a> {
     /// thread, or a pool that cannot be started. `Some(None)` where another caller holds the
     /// team: no trip is made then (it would run through rayon beside that caller, a trip of
     /// another kind, with tasks for the workers running that caller's parts), or, where the
-    /// other caller took the team just now, the trip ran beside it.
+    /// other caller took the team just now, the trip ran beside it. (Workers without a pool,
+    /// which only tests make, time the caller running every part.)
     pub fn trip(&self) -> Option<Option<Duration>> {
-        match self.pool {
-            Some(pool) if self.threads > 1 => {
-                let slot = pool.get().ok()?;
-                if slot.team.busy() {
-                    return Some(None);
-                }
-                let t = Instant::now();
-                let on_team =
-                    slot.team
-                        .run(&slot.pool, self.threads, self.threads - 1, false, &|i| {
-                            core::hint::black_box(i);
-                        });
-                Some(on_team.then(|| t.elapsed()))
-            }
-            // Several threads without a pool (only tests make them: see
-            // `Workers::without_pool`): the caller would run every part, a trip of nothing.
-            None if self.threads > 1 => Some(Some(Duration::ZERO)),
-            _ => None,
+        if self.threads < 2 {
+            return None;
         }
+        if self.team().is_some_and(Team::busy) {
+            return Some(None);
+        }
+        let t = Instant::now();
+        let on_team = self
+            .run(self.threads, false, &|i| {
+                core::hint::black_box(i);
+            })
+            .ok()?;
+        Some((on_team || self.pool.is_none()).then(|| t.elapsed()))
     }
 
     /// Runs `f(i, chunk)` for each chunk of `chunk` elements of `data` (the last may be
