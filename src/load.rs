@@ -1,5 +1,6 @@
 //! The machine's load, and the share of it a pool takes: how many workers an execution may
-//! call when more threads want to run than the machine has CPUs.
+//! use when more threads want to run than the machine has CPUs (workers still on the team from
+//! an earlier execution beyond the share take none of its parts: [`crate::team`]).
 //!
 //! When several processes (or several pools) each call all their workers, the threads add up
 //! beyond the CPUs, and every parallel execution then waits for parts held by workers that lost

@@ -63,7 +63,8 @@ static SLOTS_FORCED: AtomicU64 = AtomicU64::new(0);
 pub(crate) fn force_slots_max(bytes: u64) {
     SLOTS_FORCED.store(bytes.max(64), Ordering::Relaxed);
 }
-/// The most workers one execution uses.
+/// The most threads one execution uses, its caller included (its parts are sized for as many;
+/// far fewer fill a machine's memory bus).
 const MAX_THREADS: usize = 256;
 /// Inputs below the floor run serially; from it, as measured ([`cost`]). There is no ceiling
 /// (a size from which the parallel path is always taken): a part is read twice (counted, then
@@ -170,7 +171,7 @@ pub(super) fn drive<U: Word>(
         }));
     };
 
-    let workers = workers.at_most(helpers);
+    let workers = workers.at_most(helpers.min(MAX_THREADS - 1));
     // Parts start on a bitmask word, so the words a part's count keeps are its own.
     assert_eq!(split.part % 64, 0, "{OP}: parts of whole bitmask words");
     let t = std::time::Instant::now();
