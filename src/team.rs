@@ -16,7 +16,7 @@
 //!
 //! Workers join the team through rayon, as many as the job can use (no more than its parts,
 //! nor than the caller's share of a loaded machine: workers on the team beyond that share take
-//! none of the job's parts, and leave at the end of their window) that are not already on it:
+//! none of the job's parts, and leave the team at once) that are not already on it:
 //! the caller calls two, and each worker that joins calls up to two more while the job has
 //! parts left, so the caller pays for two wakes, not one per worker, and starts on its parts
 //! at once. After its last part a worker stays on the team for a bounded **hot window**
@@ -64,7 +64,7 @@ const GEN_SHIFT: u32 = NEXT_BITS + COUNT_BITS;
 const GEN_MASK: u64 = (1 << 29) - 1;
 /// In a job's announcement: the job may use fewer workers than the pool has (the pool's share
 /// of a loaded machine, [`crate::load`]), so a worker on the team takes its parts only from a
-/// seat the job wants ([`Team::may_help`]).
+/// seat within that share ([`Team::may_help`]).
 const CAPPED: u64 = 1 << 63;
 
 /// A word of generation `generation` with the fields `low` (next part, or slot count) and
@@ -326,6 +326,9 @@ pub(crate) struct Team {
     arrived: Line<AtomicUsize>,
     /// Workers the last job could use.
     wanted: AtomicUsize,
+    /// Workers the last [`CAPPED`] job may use at most (the caller's share): the seats up to
+    /// this one help it.
+    cap: AtomicUsize,
     /// The seats taken: a worker takes the first free one when it arrives and keeps it until
     /// it leaves, and claims the parts of the slot of its seat first. The first seat is the
     /// caller's. (Seats, not the workers' indices in the pool: the workers on a team are
@@ -361,6 +364,7 @@ impl Team {
             hot: Line(AtomicUsize::new(0)),
             arrived: Line(AtomicUsize::new(0)),
             wanted: AtomicUsize::new(0),
+            cap: AtomicUsize::new(0),
             seats: Mutex::new((0..=threads).map(|seat| seat == 0).collect()),
             busy: AtomicBool::new(false),
             closed: AtomicBool::new(false),
@@ -480,7 +484,11 @@ impl Team {
         self.wanted.store(want, Ordering::Relaxed);
         // Fewer helpers than the pool's workers but one (the caller is the other thread): the
         // workers still on the team from larger jobs must not all join this one.
-        self.publish(generation, slots, parts, helpers + 1 < self.threads);
+        let capped = helpers + 1 < self.threads;
+        if capped {
+            self.cap.store(helpers, Ordering::Relaxed);
+        }
+        self.publish(generation, slots, parts, capped);
         let hot = self.hot.load(Ordering::Acquire);
         for _ in hot..want.min(hot + FIRST_CALLS) {
             self.hot.fetch_add(1, Ordering::AcqRel);
@@ -516,16 +524,17 @@ impl Team {
             .store(word(generation, slots, parts) | cap, Ordering::Release);
     }
 
-    /// Whether the worker in seat `seat` takes parts of the job announced by `state`: always,
-    /// unless the job is [`CAPPED`]; then only from the first seats, as many as the workers the
-    /// job wants. The others (of a larger job before it) take none, so they leave at the end of
-    /// their window, and the job runs on no more threads than its caller's share. (A seat's
-    /// number is fixed while its worker stays, so the same workers help every capped job.)
+    /// Whether the worker in seat `seat` may take parts of the job announced by `state`:
+    /// always, unless the job is [`CAPPED`]; then only from the first seats, as many as the
+    /// caller's share. The others (called by a larger job before it) leave the team, so the job
+    /// runs on no more threads than the share, and the machine's other threads get the cores.
+    /// (A seat's number is fixed while its worker stays, so the same workers help every capped
+    /// job.)
     fn may_help(&self, state: u64, seat: usize) -> bool {
-        // (The announcement's Acquire load orders the read of `wanted`, stored before it: a
-        // later job's value means this job has no part left, since a job is announced only
-        // after the last one's parts have finished.)
-        state & CAPPED == 0 || (seat > 0 && seat <= self.wanted.load(Ordering::Relaxed))
+        // (The announcement's Acquire load orders the read of `cap`, stored before it: a later
+        // job's value means this job has no part left, since a job is announced only after the
+        // last one's parts have finished.)
+        state & CAPPED == 0 || (seat > 0 && seat <= self.cap.load(Ordering::Relaxed))
     }
 
     /// Takes the first free seat (after the caller's); 0 (the caller's slot, shared) if none
@@ -684,7 +693,13 @@ impl Team {
             let state = self.state.load(Ordering::Acquire);
             let g = generation(state);
             if seen != Some(g) {
-                if self.may_help(state, home) && self.claim_and_run(home, g) {
+                if !self.may_help(state, home) {
+                    // Beyond the caller's share of a loaded machine: off the team at once. (A
+                    // job that finds such workers on the team calls none in their place: its
+                    // caller runs it with fewer workers, the next one calls them.)
+                    break;
+                }
+                if self.claim_and_run(home, g) {
                     while self.claim_and_run(home, g) {}
                     idle_since = Instant::now();
                     last = idle_since;
@@ -1132,14 +1147,14 @@ mod tests {
     }
 
     #[test]
-    fn workers_on_the_team_beyond_a_jobs_helpers_take_none_of_its_parts() {
+    fn workers_on_the_team_beyond_a_jobs_share_take_none_of_its_parts() {
         // A job of three helpers brings the pool's workers onto the team; the jobs after it
         // may use one (the pool's share of a loaded machine, crate::load), and run on no
-        // more threads than the caller and one worker, although the others are still on the
-        // team in their window. Their parts spin, so that the workers on the team see them.
-        // (On two cores a team of four is contended, so its workers mostly leave after each
-        // job and this seldom fails without the cap; on four cores or more it fails at once.
-        // The next test checks the rule itself on any machine.)
+        // more threads than the caller and one worker, although the others were on the team
+        // in their window when they were announced. Their parts spin, so that the workers on
+        // the team see them. (On two cores a team of four is contended, so its workers leave
+        // soon after each job and this seldom fails without the cap; on four cores or more it
+        // fails at once. The next test checks the rule itself on any machine.)
         let pool = pool(4);
         let team = Arc::new(Team::new(4));
         let spin = |us: u64| {
@@ -1165,7 +1180,7 @@ mod tests {
     }
 
     #[test]
-    fn a_capped_job_takes_workers_only_from_the_seats_it_wants() {
+    fn a_capped_job_takes_workers_only_from_the_seats_within_its_share() {
         let pool = pool(4);
         let team = Arc::new(Team::new(4));
         // Fewer helpers than the pool's workers but one: capped; as many: not.
@@ -1177,6 +1192,13 @@ mod tests {
         assert!(!team.may_help(state, 2) && !team.may_help(state, 4));
         // A worker without a seat of its own (it shares the caller's) takes none either.
         assert!(!team.may_help(state, 0));
+        // The share, not the parts: a job of two parts wants one worker, but a worker in the
+        // share's second seat may still take a part whose owner is late.
+        team.run(&pool, 2, 2, false, &|_| {});
+        let state = team.state.load(Ordering::Acquire);
+        assert_ne!(state & CAPPED, 0, "two helpers of four workers");
+        assert!(team.may_help(state, 1) && team.may_help(state, 2));
+        assert!(!team.may_help(state, 3));
         team.run(&pool, 8, 3, false, &|_| {});
         let state = team.state.load(Ordering::Acquire);
         assert_eq!(state & CAPPED, 0, "three helpers of four workers");
