@@ -5,7 +5,6 @@ operators). Device's methods call the functions, so both live here."""
 from __future__ import annotations
 
 import ctypes
-import operator
 import os
 import threading
 import weakref
@@ -16,7 +15,7 @@ from numpy.typing import ArrayLike, DTypeLike
 
 from . import _capi as C
 from . import _tensor as T
-from ._arrays import _addr, _apart, _check_array, _empty, _packed_out, _pad_shape, _rows_out
+from ._arrays import _addr, _apart, _check_array, _empty, _index, _packed_out, _pad_shape, _rows_out, _unmasked
 from ._capi import lib
 from ._diagonal import TINY_TRILU, _ZERO, _cache_trilu, _diagonal1, _int32, _make_diagonal, _matrix_args, _run_diagonal1, _scalar, _view_as
 from ._library import _check, _Closable, _parse_level, feature_level_name
@@ -62,7 +61,7 @@ class Device(_Closable):
         self._pending = None
         _live_devices.add(self)
         level = _parse_level(feature_level)
-        threads = operator.index(threads)
+        threads = _index(threads, "threads", "Device")
         if not 0 <= threads <= C.UINT32_MAX:
             raise ValueError(f"Device: threads is {threads}, must be a non-negative 32-bit number")
         flags = C.DMLS_DEVICE_FLAG_EXTENSIONS if extensions else 0
@@ -260,7 +259,7 @@ def nonzero_coordinates(
     x, dt = _nonzero_input(x, where)
     if x.ndim == 0:
         x = x.reshape(1)
-    columns = x.ndim if columns is None else operator.index(columns)
+    columns = x.ndim if columns is None else _index(columns, "columns", where)
     if not 0 <= columns <= C.UINT32_MAX:
         raise ValueError(f"{where}: columns is {columns}, must be a non-negative 32-bit number")
     # A tensor holds at most 2^32 - 1 elements unless the outputs are 64-bit (an extension):
@@ -314,6 +313,7 @@ def onnx_nonzero(x: ArrayLike, device: Optional[Device] = None, out: Optional[np
     ndim = x.ndim
     if out is not None:
         _rows_out(out, (ndim, x.size), np.int64, "F", where)
+        _apart(x, out, where)  # written by the library, or from its rows while x is read
     if ndim == 0:
         count = _onnx_coords(device, x.reshape(1), dt, where).shape[1]
         return np.zeros((0, count), np.int64) if out is None else out[:, :count]
@@ -372,6 +372,8 @@ def diagonal_matrix(
     """
     where = "diagonal_matrix"
     device = _default if device is None and _default is not None else _device(device)
+    if input is not None:
+        _unmasked(input, where, "input")
     if input is not None and not isinstance(input, np.ndarray):
         input = np.asarray(input, dtype=dtype)
     if out is not None and not isinstance(out, np.ndarray):
@@ -385,7 +387,7 @@ def diagonal_matrix(
         if ref is None:
             raise ValueError(f"{where}: dtype is None and there is no input or out to take it from")
         dtype = ref.dtype
-    shape = tuple(operator.index(s) for s in (shape if np.iterable(shape) else (shape,)))
+    shape = tuple(_index(s, "shape", where) for s in (shape if np.iterable(shape) else (shape,)))
     if any(s < 0 for s in shape):
         raise ValueError(f"{where}: shape {shape} has a negative size")
     # Results are in native byte order; inputs in the other order are converted.
@@ -434,6 +436,7 @@ def trilu(
         if result is not None:
             return result
     if type(x) is not np.ndarray:
+        _unmasked(x, where)
         x = np.asarray(x)
     dtype = x.dtype
     dt = _FAST_DT.get(dtype)

@@ -5,6 +5,7 @@ checked."""
 from __future__ import annotations
 
 import ctypes
+import operator
 
 import numpy as np
 
@@ -93,6 +94,23 @@ def _packed_out(out, total):
 
 def _pad_shape(shape, dims):
     return (1,) * (dims - len(shape)) + tuple(shape)
+
+
+def _index(v, name, where):
+    """`v` as an int (`operator.index`: ints and numpy integers, not floats), else a
+    TypeError that names the function and the argument."""
+    try:
+        return operator.index(v)
+    except TypeError:
+        raise TypeError(f"{where}: {name} must be an integer, not {type(v).__name__}") from None
+
+
+def _unmasked(x, where, name="x"):
+    """Refuses a masked array, whose mask the library would ignore (its values are read)."""
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError(
+            f"{where}: {name} is a masked array, whose mask would be ignored; pass {name}.filled(0) or {name}.data"
+        )
 
 
 def _apart(x, out, where):

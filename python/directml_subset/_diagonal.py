@@ -13,12 +13,12 @@ import numpy as np
 
 from . import _capi as C
 from . import _tensor as T
-from ._arrays import _addr, _bind_in, _check_array, _empty, _input_layout
+from ._arrays import _addr, _bind_in, _check_array, _empty, _index, _input_layout
 from ._operators import CACHED_CALL_LIMIT, _cached_call, _identity, _Prepared, _prepared
 
 
 def _int32(v, name, where):
-    v = operator.index(v)
+    v = _index(v, name, where)
     if not C.INT32_MIN <= v <= C.INT32_MAX:
         raise ValueError(f"{where}: {name} is {v}, must fit DirectML's INT (-2**31 to 2**31 - 1)")
     return v
@@ -228,7 +228,7 @@ def _matrix_args(shape, k, out, dtype, where):
         raise ValueError(f"{where}: input has {len(shape)} dimensions, needs at least 2")
     if out is not None:
         _check_array(out, "out", shape, dtype, where)
-    return k if k.__class__ is int else operator.index(k)
+    return k if k.__class__ is int else _index(k, "k", where)
 
 
 def _view_as(a, shape):

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _capi as C
 from . import _tensor as T
-from ._arrays import _addr, _apart, _bind_in, _input_layout, _pad_shape
+from ._arrays import _addr, _bind_in, _input_layout, _pad_shape, _unmasked
 from ._operators import CACHED_CALL_LIMIT, _cached_call, _Prepared, _prepared, _run_cached
 
 
@@ -79,6 +79,7 @@ def _put_scratch(s):
 
 def _nonzero_input(x, where):
     if type(x) is not np.ndarray:
+        _unmasked(x, where)
         x = np.asarray(x)
     dt = _FAST_DT.get(x.dtype)
     if dt is None:
@@ -257,9 +258,8 @@ def _onnx_coords(device, x, dt, where, out=None, tiny=None):
     m, n = x.size, x.ndim
     rows_out = None if out is None else out.T
     if device.extensions or m * n > C.UINT32_MAX:
-        # INT64 rows (a strict device refuses them, naming the flag), written into `out`.
-        if out is not None:
-            _apart(x, out, where)
+        # INT64 rows (a strict device refuses them, naming the flag), written into `out`
+        # (which the caller has checked is apart from `x`).
         tiny = None if tiny is None else (tiny, _transposed)
         return _run_nonzero(device, x, dt, n, C.DT_INT64, where, rows_out, tiny).T
     tiny = None if tiny is None else (tiny, _transposed_int64)

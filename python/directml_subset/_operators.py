@@ -56,34 +56,27 @@ class _Prepared:
         self._pool = []
         self.run = self._runner()
 
-    def _block(self):
-        n = self.n_in + self.n_out
-        descs = (C.DML_BINDING_DESC * n)()
-        bindings = (C.DML_BUFFER_BINDING * n)()
-        for i, bound in enumerate(self._kinds):
-            if bound:
-                bindings[i].SizeInBytes = self.totals[i]
-                descs[i].Type = C.DML_BINDING_TYPE_BUFFER
-                descs[i].Desc = ctypes.addressof(bindings[i])
-            else:
-                descs[i].Type = C.DML_BINDING_TYPE_NONE
-        # Buffer is the first member of each 24-byte DML_BUFFER_BINDING: patched as a uint64.
-        buffers = (ctypes.c_uint64 * (3 * n)).from_buffer(bindings)
-        base = ctypes.addressof(descs)
-        outs = ctypes.c_void_p(base + ctypes.sizeof(C.DML_BINDING_DESC) * self.n_in)
-        return (buffers, ctypes.c_void_p(base) if self.n_in else None, outs, descs, bindings)
-
     def _runner(self):
-        """`run(*addresses)`: one address per bound slot, in slot order."""
-        pool, make, handle, n_in, n_out = self._pool, self._block, self.handle, self.n_in, self.n_out
-        slots = [3 * i for i, bound in enumerate(self._kinds) if bound]
+        """`run(*addresses)`: one address per bound slot, in slot order. It refers to the
+        operator (`_Operator`), not to this object, so that nothing here is a reference cycle:
+        when a closed device drops its cache, the last reference to the operator goes with it
+        (or with the call in flight that still holds `run`), and the operator and the device's
+        threads are released at once, not at the garbage collector's next pass."""
+        pool, handle, n_in, n_out = self._pool, self.handle, self.n_in, self.n_out
+        kinds, totals = list(self._kinds), list(self.totals)
+
+        def make():
+            return _block(kinds, totals, n_in, n_out)
+
+        slots = [3 * i for i, bound in enumerate(kinds) if bound]
         # The bound slots are consecutive (only an optional input comes unbound, and first), so
         # one extended slice of the Buffer fields patches them all.
         if slots != list(range(slots[0], slots[-1] + 1, 3)):
             raise AssertionError(f"bound slots {slots} are not consecutive")
         buffers = slice(slots[0], slots[-1] + 1, 3)
+        op = self.op
 
-        def run(*addresses):
+        def run(*addresses, _keep=op):  # `_keep`: the operator lives while `run` does
             try:  # not `pool.pop() if pool`: without the GIL another thread may pop between the two
                 blk = pool.pop()
             except IndexError:
@@ -95,6 +88,26 @@ class _Prepared:
                 raise DirectMLError(hr, C.last_error_message(), "dmls_operator_execute")
 
         return run
+
+
+def _block(kinds, totals, n_in, n_out):
+    """A binding block: the DML_BINDING_DESC array and the DML_BUFFER_BINDINGs it points to
+    (`kinds`: per slot, True when bound; `totals`: each bound slot's SizeInBytes)."""
+    n = n_in + n_out
+    descs = (C.DML_BINDING_DESC * n)()
+    bindings = (C.DML_BUFFER_BINDING * n)()
+    for i, bound in enumerate(kinds):
+        if bound:
+            bindings[i].SizeInBytes = totals[i]
+            descs[i].Type = C.DML_BINDING_TYPE_BUFFER
+            descs[i].Desc = ctypes.addressof(bindings[i])
+        else:
+            descs[i].Type = C.DML_BINDING_TYPE_NONE
+    # Buffer is the first member of each 24-byte DML_BUFFER_BINDING: patched as a uint64.
+    buffers = (ctypes.c_uint64 * (3 * n)).from_buffer(bindings)
+    base = ctypes.addressof(descs)
+    outs = ctypes.c_void_p(base + ctypes.sizeof(C.DML_BINDING_DESC) * n_in)
+    return (buffers, ctypes.c_void_p(base) if n_in else None, outs, descs, bindings)
 
 
 _execute = C.operator_execute_untyped

@@ -277,12 +277,21 @@ def test_wrong_nonzero_out_is_refused():
     finside = fbuf.reshape(-1, order="F")[:12].view(np.float64).reshape(3, 4)
     with pytest.raises(ValueError, match="onnx_nonzero: out overlaps x"):
         dml.onnx_nonzero(finside, out=fbuf)
-    # A strict device's onnx_nonzero writes `out` itself, after the library: an overlap is fine.
+    # The same on a strict device (which writes `out` itself from the library's UINT32 rows)
+    # and for more dimensions than a tensor has (coordinates unravelled into `out`): `x` would
+    # be overwritten with the result. Neither `x` nor `out` is touched.
     fbuf = np.ones((2, 12), np.int64, order="F")
     finside = fbuf.reshape(-1, order="F")[:6].view(np.float32).reshape(3, 4)
-    expected = np.array(np.nonzero(finside))
+    before = fbuf.copy(order="F")
     with dml.Device() as strict:
-        np.testing.assert_array_equal(strict.onnx_nonzero(finside, out=fbuf), expected)
+        with pytest.raises(ValueError, match="onnx_nonzero: out overlaps x"):
+            strict.onnx_nonzero(finside, out=fbuf)
+    wide = np.ones((9, 128), np.int64, order="F")
+    winside = wide.reshape(-1, order="F")[:64].view(np.int32).reshape((2,) * 7)
+    with pytest.raises(ValueError, match="onnx_nonzero: out overlaps x"):
+        dml.onnx_nonzero(winside.reshape((1, 2, 2, 2, 2, 2, 2, 2, 1)), out=wide)
+    np.testing.assert_array_equal(fbuf, before)
+    assert (wide == 1).all()
 
 
 def test_methods_take_out(rng):
@@ -296,3 +305,34 @@ def test_methods_take_out(rng):
     assert dev.trilu(a, 1, out=out) is out and dev.eye_like(a, 1, out=out) is out
     np.testing.assert_array_equal(out, np.eye(4, 5, 1, np.float32))
     dev.close()
+
+
+def test_masked_arrays_are_refused_where_their_values_are_read():
+    x = np.ma.array([[1.0, 2.0], [3.0, 4.0]], mask=[[0, 1], [1, 0]], dtype=np.float32)
+    for call, where, name in [
+        (lambda: dml.onnx_nonzero(x), "onnx_nonzero", "x"),
+        (lambda: dml.nonzero_coordinates(x), "nonzero_coordinates", "x"),
+        (lambda: dml.trilu(x), "trilu", "x"),
+        (lambda: dml.diagonal_matrix((2, 2), np.float32, 0, 1, input=x), "diagonal_matrix", "input"),
+    ]:
+        with pytest.raises(TypeError, match=f"{where}: {name} is a masked array"):
+            call()
+    # The filled values go through; eye_like reads only the shape.
+    np.testing.assert_array_equal(dml.onnx_nonzero(x.filled(0)), np.array(np.nonzero(x)))
+    np.testing.assert_array_equal(dml.eye_like(x), np.eye(2, dtype=np.float32))
+
+
+def test_integer_arguments_name_the_function_when_they_are_not_integers():
+    x = np.ones((3, 3), np.float32)
+    for call, message in [
+        (lambda: dml.trilu(x, k=1.0), "trilu: k must be an integer, not float"),
+        (lambda: dml.eye_like(x, k=0.5), "eye_like: k must be an integer, not float"),
+        (lambda: dml.diagonal_matrix((2, 2), np.float32, 0.0, 1), "diagonal_matrix: begin must be an integer"),
+        (lambda: dml.diagonal_matrix((2, 2.0), np.float32, 0, 1), "diagonal_matrix: shape must be an integer"),
+        (lambda: dml.nonzero_coordinates(x, columns=2.0), "nonzero_coordinates: columns must be an integer"),
+        (lambda: dml.Device(threads=1.5), "Device: threads must be an integer, not float"),
+    ]:
+        with pytest.raises(TypeError, match=message):
+            call()
+    # numpy integers are integers.
+    np.testing.assert_array_equal(dml.trilu(x, k=np.int64(1)), np.triu(x, 1))

@@ -296,3 +296,40 @@ def test_a_small_trilu_call_is_cached_per_dtype_shape_k_and_side(rng, monkeypatc
     dev.close()
     with pytest.raises(ValueError, match="closed"):
         dml.trilu(np.ones(shape, dtype), 1, True, device=dev)
+
+
+def test_closing_a_device_releases_its_operators_without_the_garbage_collector(rng, monkeypatch):
+    # A device's operators hold its threads. Were a cached operator part of a reference cycle,
+    # only a pass of the garbage collector would release it, and for old objects such a pass
+    # may be long in coming: a program that closes devices would keep their threads.
+    import gc
+    import weakref
+
+    made = []
+    real = _operators._Operator.__init__
+
+    def spy(self, *a):
+        real(self, *a)
+        made.append(weakref.ref(self))
+
+    monkeypatch.setattr(_operators._Operator, "__init__", spy)
+    monkeypatch.setattr(_operators, "OPERATOR_CACHE_SIZE", 3)
+    small = rng.standard_normal((4, 6)).astype(np.float32)
+    large = rng.standard_normal((300, 300)).astype(np.float32)
+    gc.collect()
+    gc.disable()
+    try:
+        with dml.Device(threads=2, extensions=True) as dev:
+            for x in (small, large, small[:, :5], large[:299]):  # cached calls and operators
+                for _ in range(2):
+                    dml.trilu(x, device=dev)
+                    dml.onnx_nonzero(x, device=dev)
+                    dml.nonzero_coordinates(x, device=dev)
+                    dml.eye_like(x, device=dev)
+            dml.diagonal_matrix((3, 3), np.float32, 0, 3, device=dev)
+            assert len(made) > 3
+            # Those the cache dropped (it keeps three) are released already.
+            assert sum(r() is not None for r in made) <= 3
+        assert [r for r in made if r() is not None] == [], "operators outlived their device's close"
+    finally:
+        gc.enable()
