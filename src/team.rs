@@ -513,7 +513,8 @@ impl Team {
 
     /// Publishes a job of `parts` parts in `slots` slots (the job itself stored before, and
     /// the workers it wants): a thread that sees a slot's word, or the announcement, sees the
-    /// job. `capped`: only the workers in the seats the job wants take its parts.
+    /// job. `capped`: only the workers in the seats within the caller's share (`cap`, stored
+    /// before) take its parts ([`Team::may_help`]).
     fn publish(&self, generation: u64, slots: usize, parts: usize, capped: bool) {
         for (i, slot) in self.slots[..slots].iter().enumerate() {
             let (first, end) = slot_parts(i, slots, parts);

@@ -256,6 +256,7 @@ def nonzero_coordinates(
         result, tiny = _try_cached(device, TINY_COORDS, x)
         if result is not None:
             return result
+    given = x
     x, dt = _nonzero_input(x, where)
     if x.ndim == 0:
         x = x.reshape(1)
@@ -267,7 +268,7 @@ def nonzero_coordinates(
     out_dt = C.DT_UINT64 if x.size * max(columns, 1) > C.UINT32_MAX else C.DT_UINT32
     if out is not None:
         _rows_out(out, (x.size, columns), T.NUMPY_TYPES[out_dt], "C", where)
-        _apart(x, out, where)  # the library writes it
+        _apart(given, out, where)  # the library writes it (and `x` may be a copy of `given`)
     if x.size == 0:
         # The library is not called: its rule on columns, checked here.
         rank = x.ndim - next((i for i, s in enumerate(x.shape) if s != 1), x.ndim)
@@ -309,11 +310,13 @@ def onnx_nonzero(x: ArrayLike, device: Optional[Device] = None, out: Optional[np
         result, tiny = _try_cached(device, TINY_ONNX, x)
         if result is not None:
             return result
+    given = x
     x, dt = _nonzero_input(x, where)
     ndim = x.ndim
     if out is not None:
         _rows_out(out, (ndim, x.size), np.int64, "F", where)
-        _apart(x, out, where)  # written by the library, or from its rows while x is read
+        # Written by the library, or from its rows; `x` may be a copy of `given`.
+        _apart(given, out, where)
     if ndim == 0:
         count = _onnx_coords(device, x.reshape(1), dt, where).shape[1]
         return np.zeros((0, count), np.int64) if out is None else out[:, :count]

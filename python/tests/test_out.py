@@ -292,6 +292,15 @@ def test_wrong_nonzero_out_is_refused():
         dml.onnx_nonzero(winside.reshape((1, 2, 2, 2, 2, 2, 2, 2, 1)), out=wide)
     np.testing.assert_array_equal(fbuf, before)
     assert (wide == 1).all()
+    # And where `x` is converted first (non-native byte order): the caller's `x` is `out`'s.
+    buf = np.ones((12, 2), np.uint32)
+    swapped = buf.reshape(-1)[:12].view(np.dtype(">f4")).reshape(3, 4)
+    with pytest.raises(ValueError, match="nonzero_coordinates: out overlaps x"):
+        dml.nonzero_coordinates(swapped, out=buf)
+    fbuf = np.ones((2, 12), np.int64, order="F")
+    fswapped = fbuf.reshape(-1, order="F")[:12].view(np.dtype(">f8")).reshape(3, 4)
+    with pytest.raises(ValueError, match="onnx_nonzero: out overlaps x"):
+        dml.onnx_nonzero(fswapped, out=fbuf)
 
 
 def test_methods_take_out(rng):
