@@ -4,6 +4,12 @@
 //!
 //! They take descs that an operator was successfully created from, and buffers at least
 //! `TotalTensorSizeInBytes` long; they do no validation of their own.
+//!
+//! # Panics
+//!
+//! On other descs or shorter buffers (an unknown data type, a DIAGONAL_MATRIX output of fewer
+//! than two dimensions, a slice shorter than its tensor): check them with
+//! [`crate::Device::create_operator`] first, as the tests do.
 
 use crate::tensor::{DataType, TensorDesc};
 

@@ -287,3 +287,30 @@ fn an_unknown_input_type_lists_the_types_the_device_allows() {
         assert_eq!(msg.contains("FLOAT64, INT64, UINT64"), extensions, "{msg}");
     }
 }
+
+/// The safe API's in place on NONZERO_COORDINATES, which cannot run in place: refused as such,
+/// not as an input too small for its first output (the count).
+#[test]
+fn rust_in_place_nonzero_is_refused_as_in_place() {
+    use directml_subset::{DataType, Error, Input, OperatorDesc, TensorDesc};
+    let dev = rust_device(1);
+    let op = dev
+        .create_operator(&OperatorDesc::NonZeroCoordinates {
+            input: TensorDesc::new(DataType::Float32, &[2, 4]),
+            output_count: TensorDesc::new(DataType::UInt32, &[1]),
+            output_coordinates: TensorDesc::new(DataType::UInt32, &[8, 2]),
+        })
+        .expect("create");
+    let (mut count, mut coords) = ([0x55u8; 4], [0x55u8; 64]);
+    let err = op
+        .execute(&[Input::InPlace], &mut [&mut count[..], &mut coords[..]])
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::InvalidArg(m) if m.contains("InputTensor cannot share memory with an output")),
+        "{err}"
+    );
+    assert!(
+        count.iter().chain(&coords).all(|&b| b == 0x55),
+        "nothing written"
+    );
+}
