@@ -1,7 +1,9 @@
 # The Rust side of the test suite, run by ctest: cargo test of the workspace (the library's unit,
 # integration and doc tests, the header check included, and test-support/'s own tests) and, when
 # DMLS_RUST_LINTS is ON, clippy, rustfmt and rustdoc with warnings as errors (clippy and rustfmt
-# also over the workspace). All in the tier `test`; their timeouts allow for a first build.
+# also over the workspace), in the tier `test`; and in the tier `check`, the test and clippy of
+# the library built with the benchmark's timestamps (the feature `trace`). Their timeouts allow
+# for a first build.
 # All use the same target directory and release profile as the library build, so the library
 # and its dependencies are compiled once. They take the lock "cargo" so that ctest -j never runs
 # two cargo commands on one target directory at once, and the environment of the library build
@@ -9,6 +11,27 @@
 
 set(_dmls_cargo_common --manifest-path "${CMAKE_SOURCE_DIR}/Cargo.toml"
                        --target-dir "${DMLS_CARGO_TARGET_DIR}")
+
+# The benchmark's timestamps (the cargo feature `trace`, off in every other build): the test that
+# a parallel execution records each step once, in order. Tier check. In a target directory of its
+# own, since a build with the feature would replace the library the other tests load.
+add_test(NAME cargo_trace
+  COMMAND "${CARGO}" test --release --features trace --test trace
+          --manifest-path "${CMAKE_SOURCE_DIR}/Cargo.toml"
+          --target-dir "${DMLS_CARGO_TARGET_DIR}/trace"
+  WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
+set_tests_properties(cargo_trace PROPERTIES RESOURCE_LOCK cargo
+  ENVIRONMENT "${DMLS_CARGO_ENV};${DMLS_TEST_ENV}")
+dmls_tier(check 900 cargo_trace)
+# And clippy over everything built with the feature (the benchmark's `trace` mode among it).
+add_test(NAME cargo_trace_clippy
+  COMMAND "${CARGO}" clippy --release --all-targets --features trace
+          --manifest-path "${CMAKE_SOURCE_DIR}/Cargo.toml"
+          --target-dir "${DMLS_CARGO_TARGET_DIR}/trace" -- -D warnings
+  WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
+set_tests_properties(cargo_trace_clippy PROPERTIES RESOURCE_LOCK cargo
+  ENVIRONMENT "${DMLS_CARGO_ENV}")
+dmls_tier(check 600 cargo_trace_clippy)
 
 add_test(NAME cargo_test
   COMMAND "${CARGO}" test --release --workspace ${_dmls_cargo_common}

@@ -3,13 +3,16 @@
 # measurement): builds it here and writes target/carry/ with
 #
 #   kernels             the benchmark's executable (needs only the C library)
+#   kernels-trace       the same with the library's timestamps (`--features trace`), for its
+#                       `trace` mode
 #   idle                the test that a process uses no CPU after the hot window
 #   kernels-base        with a BASE commit: the same benchmark built from that commit, to
 #                       measure a change against it on the same machine in the same call
 #   threads_targets.py  checks the runs against the many-core targets (Python 3, standard library)
 #   run.sh              runs, within DMLS_CARRY_SECONDS (default 480) and in this order while
 #                       time is left: `kernels threads` from 2^8 elements (run 1), `kernels
-#                       oversub` (run 1), `kernels cold`, `kernels threads` (runs 2 to 4), the
+#                       oversub` (run 1), `kernels cold`, `kernels-trace trace` (the library's
+#                       choice, then DMLS_PARALLEL=always), `kernels threads` (runs 2 to 4), the
 #                       same with DMLS_PARALLEL=always (the parallel paths' own cost beside the
 #                       library's choice), `kernels oversub` (run 2); then the targets' check,
 #                       best of the threads runs per point. With kernels-base: three `threads`
@@ -18,6 +21,7 @@
 #                       into $OUT/results.tar.gz (default: target/carry/out; one file, since a
 #                       borrowed machine may send back only a few): threads-N.csv/.txt,
 #                       threads-best.csv, threads-forced.*, oversub-N.txt, cold.csv/.txt,
+#                       trace.csv/.txt, trace-forced.csv/.txt,
 #                       targets.txt (the same with -base for kernels-base), idle.txt,
 #                       machine.txt, steps.txt (each step's seconds).
 #
@@ -34,6 +38,13 @@ exe=$(cargo bench --bench kernels --no-run --message-format=json 2>/dev/null |
 rm -rf target/carry
 mkdir -p target/carry
 cp "$exe" target/carry/kernels
+# (In a target directory of its own: built with the feature in target/, the library would
+# replace target/release's.)
+trace_exe=$(cargo bench --bench kernels --features trace --target-dir target/trace --no-run \
+        --message-format=json 2>/dev/null |
+    sed -n 's/.*"executable":"\([^"]*kernels-[^"]*\)".*/\1/p' | tail -n1)
+[ -x "$trace_exe" ] || { echo "bench_carry: no traced benchmark built" >&2; exit 1; }
+cp "$trace_exe" target/carry/kernels-trace
 idle=$(cargo test --release --test idle --no-run --message-format=json 2>/dev/null |
     sed -n 's/.*"executable":"\([^"]*idle-[^"]*\)".*/\1/p' | tail -n1)
 [ -x "$idle" ] || { echo "bench_carry: no idle test built" >&2; exit 1; }
@@ -106,6 +117,11 @@ forced() {
 oversub() { "$here/$1" oversub > "$out/oversub$2.txt" 2>&1; }  # oversub EXE RUN
 cold() { DMLS_COLD_CSV="$out/cold$2.csv" "$here/$1" cold > "$out/cold$2.txt" 2>&1; }  # cold EXE SUFFIX
 idle() { "$here/idle" > "$out/idle.txt" 2>&1; }
+trace() {  # trace SUFFIX [ENV...]: the steps of parallel executions
+    local suffix=$1; shift
+    env "$@" DMLS_TRACE_CSV="$out/trace$suffix.csv" "$here/kernels-trace" trace \
+        > "$out/trace$suffix.txt" 2>&1
+}
 shopt -s nullglob
 check() {  # check SUFFIX: the targets of threads-N$SUFFIX.csv and oversub-N$SUFFIX.txt
     local args=("$out"/threads-[0-9]"$1".csv) f
@@ -127,6 +143,7 @@ if [ -x "$here/kernels-base" ]; then
     step "cold" cold kernels ""
     step "cold (base)" cold kernels-base -base
     step "idle" idle
+    step "trace" trace ""
     check ""
     check -base
     echo "== this build"; grep '^\(PASS\|FAIL\|NONE\|no run\)' "$out/targets.txt"
@@ -137,6 +154,8 @@ else
     step "oversub run 1" oversub kernels -1
     step "idle" idle
     step "cold" cold kernels ""
+    step "trace" trace ""
+    step "trace forced" trace -forced DMLS_PARALLEL=always
     for n in 2 3 4; do step "threads run $n" threads kernels "-$n"; done
     step "threads forced" forced
     step "oversub run 2" oversub kernels -2
@@ -146,7 +165,7 @@ fi
 pack
 # (The steps that did not fit in the time left have no file.)
 if [ -f "$out/idle.txt" ]; then grep -h "test result" "$out/idle.txt" || true; fi
-for f in "$out"/oversub-*.txt "$out"/cold*.txt; do if [ -f "$f" ]; then cat "$f"; fi; done
+for f in "$out"/oversub-*.txt "$out"/cold*.txt "$out"/trace*.txt; do if [ -f "$f" ]; then cat "$f"; fi; done
 echo "everything is in $final/results.tar.gz"
 RUN
 chmod +x target/carry/run.sh

@@ -133,6 +133,11 @@ mod pool;
 pub mod reference;
 mod team;
 pub mod tensor;
+#[cfg(feature = "trace")]
+#[doc(hidden)]
+pub mod trace;
+#[cfg(not(feature = "trace"))]
+mod trace;
 pub mod version;
 
 #[cfg(test)]

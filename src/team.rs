@@ -488,6 +488,7 @@ impl Team {
         if capped {
             self.cap.store(helpers, Ordering::Relaxed);
         }
+        crate::trace::event(crate::trace::Step::Publish, parts);
         self.publish(generation, slots, parts, capped);
         let hot = self.hot.load(Ordering::Acquire);
         for _ in hot..want.min(hot + FIRST_CALLS) {
@@ -503,6 +504,7 @@ impl Team {
         while self.done.load(Ordering::Acquire) < parts {
             waited.pause(self.contended());
         }
+        crate::trace::event(crate::trace::Step::Done, parts);
         // Every part has finished: nothing refers to `job` any more.
         let panic = self.panic.lock().map(|mut p| p.take()).unwrap_or(None);
         if let Some(p) = panic {
@@ -579,7 +581,9 @@ impl Team {
         // its caller waits until this part is counted done before it returns and its `&Job`
         // goes away.
         let job = unsafe { *job.cast_const().cast::<&Job<'_>>() };
+        crate::trace::event(crate::trace::Step::PartStart, part);
         run_part(job, part, &self.panic);
+        crate::trace::event(crate::trace::Step::PartEnd, part);
         self.done.fetch_add(1, Ordering::Release);
         true
     }

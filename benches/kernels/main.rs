@@ -12,7 +12,7 @@
 //! The modules, by job: `workloads` (the table of workloads and targets), `operators` (each
 //! workload's operator and buffers), `measure` (timing against the bound), `report` (the log
 //! lines and the Markdown table), `small` (the small operators' latencies), `curve` (the cost
-//! curve), `types` (the types and layouts table), `isa` (every SIMD level side by side), `threads` (thread counts and processes sharing the machine), `cold` (calls that find the workers asleep), `bare` (bare AVX-512 loops, a floor for the NonZero walk). The C API wrappers (devices, operators, tensor descs)
+//! curve), `types` (the types and layouts table), `isa` (every SIMD level side by side), `threads` (thread counts and processes sharing the machine), `cold` (calls that find the workers asleep), `trace` (the steps of parallel executions, with the feature `trace`), `bare` (bare AVX-512 loops, a floor for the NonZero walk). The C API wrappers (devices, operators, tensor descs)
 //! and the buffers come from the shared test helpers, `test_support` (test-support/).
 
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -30,6 +30,7 @@ mod operators;
 mod report;
 mod small;
 mod threads;
+mod trace;
 mod types;
 mod workloads;
 
@@ -105,6 +106,7 @@ fn main() {
     isa::run(&filter);
     threads::run(&filter);
     cold::run(&filter);
+    trace::run(&filter);
     #[cfg(target_arch = "x86_64")]
     bare::run(&filter);
     if !rows.is_empty() {

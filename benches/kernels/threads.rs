@@ -193,7 +193,7 @@ const WARM_CALLS: u32 = 3;
 /// otherwise `DMLS_BENCH_WARM_US` (1,000) microseconds once, and once more per doubling of the
 /// threads (each worker that joins wakes at most two more, so their wakes come in rounds): 2 ms
 /// for two threads, 5 ms for sixteen.
-fn warm_up(threads: usize) -> Duration {
+pub fn warm_up(threads: usize) -> Duration {
     if threads < 2 {
         return Duration::ZERO;
     }

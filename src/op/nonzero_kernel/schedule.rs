@@ -255,15 +255,18 @@ fn parallel<U: Word>(
                 return;
             };
             own.store(COUNTED | n, Ordering::Release);
+            crate::trace::event(crate::trace::Step::Counted, i);
             let Some(first) = look_back(&status, i) else {
                 own.store(POISONED, Ordering::Release);
                 return;
             };
             own.store(PREFIX | (first + n), Ordering::Release);
+            crate::trace::event(crate::trace::Step::Prefixed, i);
             // SAFETY: this part's rows are first .. first + n (n nonzero elements in s .. e, as
             // counted, into `kept` if given; `first` those before s, from the counts of the
             // parts before it), which no other part writes.
             unsafe { write_part(src, rows, s, e, first, n, kept.as_deref(), &panic) };
+            crate::trace::event(crate::trace::Step::Written, i);
         });
     })?;
     if let Some(p) = panic.into_inner().unwrap_or_else(|e| e.into_inner()) {

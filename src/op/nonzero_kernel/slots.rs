@@ -180,7 +180,9 @@ impl Slots {
         let unfinished = Unfinished(status);
         let counted = count(p, words).map_or(POISONED, |n| COUNTED | n);
         core::mem::forget(unfinished);
-        Ok(publish(status, counted))
+        let v = publish(status, counted);
+        crate::trace::event(crate::trace::Step::Counted, p);
+        Ok(v)
     }
 
     /// Claims part `p`'s write if nobody has, and makes it: its count (claimed and made here
@@ -203,9 +205,11 @@ impl Slots {
             return;
         };
         own.store(WRITING | PREFIX | (first + n), Ordering::Release);
+        crate::trace::event(crate::trace::Step::Prefixed, p);
         if n > 0 {
             write(p, first, n, words);
         }
+        crate::trace::event(crate::trace::Step::Written, p);
     }
 
     /// Part `j`'s count, for the thread that claimed its write: claimed and made here if nobody

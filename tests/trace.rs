@@ -1,0 +1,97 @@
+//! The timestamps of the parallel paths (cargo feature `trace`, for the kernel benchmark's
+//! `trace` mode): one parallel execution records its job's publication and its end on the
+//! caller's thread, each of its parts' start and end once, and each of NONZERO_COORDINATES'
+//! parts counted, given its first row and written once, in that order. Built only with the
+//! feature, in a target directory of its own (built with the feature, the library would replace
+//! the usual one): `cargo test --release --features trace --target-dir target/trace --test
+//! trace` (run by `./dev check`).
+#![cfg(feature = "trace")]
+
+use std::collections::BTreeMap;
+
+use directml_subset::trace::{take, Event, Step};
+use directml_subset::{DataType, Device, DeviceOptions, Input, OperatorDesc, TensorDesc};
+
+/// The events of `step`, by their argument: how many times each was recorded.
+fn by_arg(events: &[Event], step: Step) -> BTreeMap<u32, usize> {
+    let mut m = BTreeMap::new();
+    for e in events.iter().filter(|e| e.step == step) {
+        *m.entry(e.arg).or_default() += 1;
+    }
+    m
+}
+
+/// The one event of `step` (fails where there is none, or more than one).
+fn only(events: &[Event], step: Step) -> &Event {
+    let mut found = events.iter().filter(|e| e.step == step);
+    let e = found.next().unwrap_or_else(|| panic!("no {step:?}"));
+    assert!(found.next().is_none(), "more than one {step:?}");
+    e
+}
+
+#[test]
+fn a_parallel_execution_records_each_step_once_in_order() {
+    directml_subset::force_parallel_paths();
+    let dev = Device::new(&DeviceOptions {
+        thread_count: 4,
+        ..Default::default()
+    })
+    .expect("device");
+    let n = 1usize << 18;
+    let op = dev
+        .create_operator(&OperatorDesc::NonZeroCoordinates {
+            input: TensorDesc::new(DataType::Float32, &[512, 512]),
+            output_count: TensorDesc::new(DataType::UInt32, &[1]),
+            output_coordinates: TensorDesc::new(DataType::UInt32, &[n as u32, 2]),
+        })
+        .expect("create");
+    let input: Vec<f32> = (0..n).map(|i| (i % 3) as f32).collect();
+    let mut count = [0u8; 4];
+    let mut coords = vec![0u8; n * 8];
+    take();
+    op.execute(
+        &[Input::Bytes(bytemuck::cast_slice(&input))],
+        &mut [&mut count[..], &mut coords[..]],
+    )
+    .expect("execute");
+    let events = take();
+    let rows = u32::from_ne_bytes(count) as usize;
+    assert_eq!(rows, (0..n).filter(|i| i % 3 != 0).count());
+
+    let publish = only(&events, Step::Publish);
+    let done = only(&events, Step::Done);
+    assert_eq!(
+        publish.thread, done.thread,
+        "published and seen done by the caller"
+    );
+    assert!(publish.ns <= done.ns);
+    let parts = publish.arg;
+    assert!(parts > 1, "a parallel job has parts: {parts}");
+    let every_part: BTreeMap<u32, usize> = (0..parts).map(|p| (p, 1)).collect();
+    assert_eq!(by_arg(&events, Step::PartStart), every_part);
+    assert_eq!(by_arg(&events, Step::PartEnd), every_part);
+    for e in &events {
+        assert!(
+            (publish.ns..=done.ns).contains(&e.ns),
+            "{e:?} outside the job"
+        );
+    }
+    // Each input part: counted, then its first row known, then written, once each.
+    let counted = by_arg(&events, Step::Counted);
+    assert!(!counted.is_empty(), "NonZero's parts are counted");
+    assert!(counted.values().all(|&c| c == 1), "{counted:?}");
+    assert_eq!(by_arg(&events, Step::Prefixed), counted);
+    assert_eq!(by_arg(&events, Step::Written), counted);
+    let at = |step: Step, p: u32| {
+        events
+            .iter()
+            .find(|e| e.step == step && e.arg == p)
+            .map(|e| e.ns)
+    };
+    for &p in counted.keys() {
+        assert!(at(Step::Counted, p) <= at(Step::Prefixed, p), "part {p}");
+        assert!(at(Step::Prefixed, p) <= at(Step::Written, p), "part {p}");
+    }
+    // Nothing is recorded between executions, and `take` empties the buffers.
+    assert!(take().is_empty());
+}
