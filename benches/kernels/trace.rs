@@ -63,8 +63,10 @@ mod traced {
         busy_mean: f64,
         /// NonZero: the last part counted.
         counted: Option<f64>,
-        /// NonZero: the longest wait of a part between its own count and its first row known
-        /// (the counts before it), over the parts written after they were counted.
+        /// NonZero: the longest time a thread spent, before a part's write, since its own last
+        /// step (its last count, or its last write): the wait for the counts before that part
+        /// (the look-back). A thread that counts a slot of parts and then writes them waits
+        /// once, between its last count and its first write.
         wait_max: Option<f64>,
         /// The last part's end.
         end: f64,
@@ -108,7 +110,8 @@ mod traced {
             let mut first_start: BTreeMap<u32, u64> = BTreeMap::new();
             let mut open: BTreeMap<(u32, u32), u64> = BTreeMap::new();
             let mut busy: BTreeMap<u32, u64> = BTreeMap::new();
-            let mut counted_at: BTreeMap<u32, u64> = BTreeMap::new();
+            // Each thread's last NonZero step (a count or a write).
+            let mut last_step: BTreeMap<u32, u64> = BTreeMap::new();
             let mut counted = None::<u64>;
             let mut wait_max = None::<u64>;
             let mut end = t0;
@@ -129,11 +132,14 @@ mod traced {
                         end = end.max(e.ns);
                     }
                     Step::Counted => {
-                        counted_at.insert(e.arg, e.ns);
+                        last_step.insert(e.thread, e.ns);
                         counted = Some(counted.map_or(e.ns, |c| c.max(e.ns)));
                     }
+                    Step::Written => {
+                        last_step.insert(e.thread, e.ns);
+                    }
                     Step::Prefixed => {
-                        if let Some(&c) = counted_at.get(&e.arg) {
+                        if let Some(&c) = last_step.get(&e.thread) {
                             let w = e.ns.saturating_sub(c);
                             wait_max = Some(wait_max.map_or(w, |m| m.max(w)));
                         }
@@ -208,8 +214,8 @@ mod traced {
             "\ntrace ({} device, {dev_threads} threads, {calls} traced calls per point; medians \
              over the parallel executions, µs after the job's publication; arrive: the workers' \
              first part start, median and last; busy: time in parts, busiest thread and mean; \
-             counted: NonZero's last count; wait: the longest wait of a part for the counts \
-             before it; end: the last part's end; lag: the caller's sight of it):",
+             counted: NonZero's last count; wait: the longest wait of a thread before a part's \
+             write, since its own last count or write (the counts before the part); end: the last part's end; lag: the caller's sight of it):",
             if threads == 0 { "default" } else { "own" }
         );
         println!(
