@@ -4,8 +4,9 @@
 # also over the workspace), in the tier `test`; and in the tier `check`, the test and clippy of
 # the library built with the benchmark's timestamps (the feature `trace`). Their timeouts allow
 # for a first build.
-# All use the same target directory and release profile as the library build, so the library
-# and its dependencies are compiled once. They take the lock "cargo" so that ctest -j never runs
+# The tier `test` uses the same target directory and release profile as the library build, so
+# the library and its dependencies are compiled once; the two `trace` tests build them again, in
+# a target directory of their own. They take the lock "cargo" so that ctest -j never runs
 # two cargo commands on one target directory at once, and the environment of the library build
 # (DMLS_CARGO_ENV), so that none of them rebuilds the crate.
 
@@ -23,15 +24,6 @@ add_test(NAME cargo_trace
 set_tests_properties(cargo_trace PROPERTIES RESOURCE_LOCK cargo
   ENVIRONMENT "${DMLS_CARGO_ENV};${DMLS_TEST_ENV}")
 dmls_tier(check 900 cargo_trace)
-# And clippy over everything built with the feature (the benchmark's `trace` mode among it).
-add_test(NAME cargo_trace_clippy
-  COMMAND "${CARGO}" clippy --release --all-targets --features trace
-          --manifest-path "${CMAKE_SOURCE_DIR}/Cargo.toml"
-          --target-dir "${DMLS_CARGO_TARGET_DIR}/trace" -- -D warnings
-  WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
-set_tests_properties(cargo_trace_clippy PROPERTIES RESOURCE_LOCK cargo
-  ENVIRONMENT "${DMLS_CARGO_ENV}")
-dmls_tier(check 600 cargo_trace_clippy)
 
 add_test(NAME cargo_test
   COMMAND "${CARGO}" test --release --workspace ${_dmls_cargo_common}
@@ -52,6 +44,16 @@ if(DMLS_RUST_LINTS)
     set_tests_properties(cargo_clippy PROPERTIES RESOURCE_LOCK cargo
       ENVIRONMENT "${DMLS_CARGO_ENV}")
     dmls_tier(test 600 cargo_clippy)
+    # And clippy over everything built with the feature `trace` (the benchmark's `trace` mode
+    # among it), in the trace tests' target directory (see cargo_trace).
+    add_test(NAME cargo_trace_clippy
+      COMMAND "${CARGO}" clippy --release --all-targets --features trace
+              --manifest-path "${CMAKE_SOURCE_DIR}/Cargo.toml"
+              --target-dir "${DMLS_CARGO_TARGET_DIR}/trace" -- -D warnings
+      WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
+    set_tests_properties(cargo_trace_clippy PROPERTIES RESOURCE_LOCK cargo
+      ENVIRONMENT "${DMLS_CARGO_ENV}")
+    dmls_tier(check 600 cargo_trace_clippy)
   else()
     message(STATUS "cargo clippy not found: the cargo_clippy test is not registered")
   endif()

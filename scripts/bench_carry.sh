@@ -17,7 +17,7 @@
 #                       library's choice), `kernels oversub` (run 2); then the targets' check,
 #                       best of the threads runs per point. With kernels-base: three `threads`
 #                       runs of each, then one `oversub` and one `cold` of each, alternating,
-#                       and a check of each; the idle test. Everything goes, after each step,
+#                       and a check of each; the idle test and one `trace`. Everything goes, after each step,
 #                       into $OUT/results.tar.gz (default: target/carry/out; one file, since a
 #                       borrowed machine may send back only a few): threads-N.csv/.txt,
 #                       threads-best.csv, threads-forced.*, oversub-N.txt, cold.csv/.txt,

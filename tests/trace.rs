@@ -1,7 +1,9 @@
 //! The timestamps of the parallel paths (cargo feature `trace`, for the kernel benchmark's
 //! `trace` mode): one parallel execution records its job's publication and its end on the
 //! caller's thread, each of its parts' start and end once, and each of NONZERO_COORDINATES'
-//! parts counted, given its first row and written once, in that order. Built only with the
+//! parts counted, given its first row and written once, in that order, inside a part of the
+//! job on the same thread; in slots of parts per thread and in parts claimed in order. Built
+//! only with the
 //! feature, in a target directory of its own (built with the feature, the library would replace
 //! the usual one): `cargo test --release --features trace --target-dir target/trace --test
 //! trace` (run by `./dev check`).
@@ -29,14 +31,10 @@ fn only(events: &[Event], step: Step) -> &Event {
     e
 }
 
-#[test]
-fn a_parallel_execution_records_each_step_once_in_order() {
-    directml_subset::force_parallel_paths();
-    let dev = Device::new(&DeviceOptions {
-        thread_count: 4,
-        ..Default::default()
-    })
-    .expect("device");
+/// Runs one NONZERO_COORDINATES of 2^18 FLOAT32 elements on a device of four threads, with the
+/// parallel path forced, and checks the events it recorded; returns the job's part count and
+/// the input parts counted.
+fn one_execution(dev: &Device) -> (u32, usize) {
     let n = 1usize << 18;
     let op = dev
         .create_operator(&OperatorDesc::NonZeroCoordinates {
@@ -76,6 +74,25 @@ fn a_parallel_execution_records_each_step_once_in_order() {
             "{e:?} outside the job"
         );
     }
+    // Each part of the job starts and ends on one thread; every step of NonZero happens inside
+    // a part on its own thread.
+    let mut open: BTreeMap<u32, u32> = BTreeMap::new();
+    for e in &events {
+        match e.step {
+            Step::PartStart => {
+                assert!(
+                    open.insert(e.thread, e.arg).is_none(),
+                    "{e:?} inside a part"
+                );
+            }
+            Step::PartEnd => assert_eq!(open.remove(&e.thread), Some(e.arg), "{e:?}"),
+            Step::Counted | Step::Prefixed | Step::Written => {
+                assert!(open.contains_key(&e.thread), "{e:?} outside a part")
+            }
+            Step::Publish | Step::Done => {}
+        }
+    }
+    assert!(open.is_empty(), "parts left open: {open:?}");
     // Each input part: counted, then its first row known, then written, once each.
     let counted = by_arg(&events, Step::Counted);
     assert!(!counted.is_empty(), "NonZero's parts are counted");
@@ -94,4 +111,25 @@ fn a_parallel_execution_records_each_step_once_in_order() {
     }
     // Nothing is recorded between executions, and `take` empties the buffers.
     assert!(take().is_empty());
+    (parts, counted.len())
+}
+
+#[test]
+fn a_parallel_execution_records_each_step_once_in_order() {
+    directml_subset::force_parallel_paths();
+    let dev = Device::new(&DeviceOptions {
+        thread_count: 4,
+        ..Default::default()
+    })
+    .expect("device");
+    // In slots: a part of the job per thread, several input parts in each.
+    let (slots, counted) = one_execution(&dev);
+    assert!(
+        slots < counted as u32,
+        "{slots} slots, {counted} input parts"
+    );
+    // Claimed in order: a part of the job per input part.
+    directml_subset::force_slots_max(64);
+    let (parts, counted) = one_execution(&dev);
+    assert_eq!(parts, counted as u32, "in order");
 }

@@ -16,7 +16,11 @@
 //! traced calls back to back. It prints the median over the traced executions of each step and
 //! writes every event of the first `DMLS_TRACE_CSV_CALLS` (8) executions per point to
 //! `target/kernels-trace.csv` (`DMLS_TRACE_CSV`): series, elements, execution, thread (0: the
-//! caller), step, part, nanoseconds after the job's publication.
+//! caller), step, part (for `Publish` and `Done`, the job's part count), nanoseconds after the
+//! job's publication. An execution is a job on the device's team: the library's own measurement
+//! of a trip through its workers (five empty jobs at a pool's first choice, and again while the
+//! measurement is provisional) is one too, with no NonZero steps, so the count of parallel
+//! executions may exceed the calls.
 //!
 //! The events cost about a clock read and an uncontended lock each, so traced executions take a
 //! little longer than the `threads` table's.

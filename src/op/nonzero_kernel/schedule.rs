@@ -254,14 +254,14 @@ fn parallel<U: Word>(
                 own.store(POISONED, Ordering::Release);
                 return;
             };
-            own.store(COUNTED | n, Ordering::Release);
             crate::trace::event(crate::trace::Step::Counted, i);
+            own.store(COUNTED | n, Ordering::Release);
             let Some(first) = look_back(&status, i) else {
                 own.store(POISONED, Ordering::Release);
                 return;
             };
-            own.store(PREFIX | (first + n), Ordering::Release);
             crate::trace::event(crate::trace::Step::Prefixed, i);
+            own.store(PREFIX | (first + n), Ordering::Release);
             // SAFETY: this part's rows are first .. first + n (n nonzero elements in s .. e, as
             // counted, into `kept` if given; `first` those before s, from the counts of the
             // parts before it), which no other part writes.

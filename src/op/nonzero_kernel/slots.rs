@@ -180,9 +180,11 @@ impl Slots {
         let unfinished = Unfinished(status);
         let counted = count(p, words).map_or(POISONED, |n| COUNTED | n);
         core::mem::forget(unfinished);
-        let v = publish(status, counted);
-        crate::trace::event(crate::trace::Step::Counted, p);
-        Ok(v)
+        // (Before the count is published: a thread that reads it records its steps after.)
+        if counted != POISONED {
+            crate::trace::event(crate::trace::Step::Counted, p);
+        }
+        Ok(publish(status, counted))
     }
 
     /// Claims part `p`'s write if nobody has, and makes it: its count (claimed and made here
@@ -204,8 +206,8 @@ impl Slots {
             own.store(WRITING | POISONED, Ordering::Release);
             return;
         };
-        own.store(WRITING | PREFIX | (first + n), Ordering::Release);
         crate::trace::event(crate::trace::Step::Prefixed, p);
+        own.store(WRITING | PREFIX | (first + n), Ordering::Release);
         if n > 0 {
             write(p, first, n, words);
         }
