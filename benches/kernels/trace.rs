@@ -219,7 +219,8 @@ mod traced {
              over the parallel executions, µs after the job's publication; arrive: the workers' \
              first part start, median and last; busy: time in parts, busiest thread and mean; \
              counted: NonZero's last count; wait: the longest wait of a thread before a part's \
-             write, since its own last count or write (the counts before the part); end: the last part's end; lag: the caller's sight of it):",
+             write, since its own last count or write (the counts before the part); end: the \
+             last part's end; lag: the caller's sight of it):",
             if threads == 0 { "default" } else { "own" }
         );
         println!(
