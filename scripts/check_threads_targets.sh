@@ -3,7 +3,8 @@
 # the committed docs/threads/ table (the second with one point's default device made faster and
 # another's one-thread device made 1.5x slower, where the default device is then within its
 # targets) it must take the fastest of the two per cell (--best), report the changed points, and
-# read the four-processes ratios of saved `oversub` outputs (one below 0.75: FAIL).
+# read the four-processes ratios of saved `oversub` outputs (one below 0.75: FAIL), with those of
+# four processes given their shares by hand (INFO lines).
 #
 #   scripts/check_threads_targets.sh [<source dir> [<build dir>]]
 #
@@ -29,7 +30,11 @@ for r in rows:
         r[one] = "%.4e" % (float(r[one]) * 1.5)
 open(dst, "w").write("\n".join(head + [",".join(r) for r in rows]) + "\n")
 PY
-printf '2^20: alone 100/s; 4 at once [30.0, 30.0, 30.0, 30.0] = 120/s; aggregate / alone 1.20\n2^22: alone 100/s; 4 at once [10.0, 10.0, 10.0, 10.0] = 40/s; aggregate / alone 0.40\n' \
+printf '%s\n' \
+    '2^20: alone 100/s; 4 at once [30.0, 30.0, 30.0, 30.0] = 120/s; aggregate / alone 1.20' \
+    '  by hand: [31.0, 31.0, 31.0, 31.0] = 124/s, 1.24 of alone; automatic / by hand 0.97' \
+    '2^22: alone 100/s; 4 at once [10.0, 10.0, 10.0, 10.0] = 40/s; aggregate / alone 0.40' \
+    '  by hand: [11.0, 11.0, 11.0, 11.0] = 44/s, 0.44 of alone; automatic / by hand 0.91' \
     > "$tmp/over.txt"
 out=$(python3 scripts/threads_targets.py "$tmp/a.csv" "$tmp/b.csv" --oversub "$tmp/over.txt" \
     --best "$tmp/best.csv")
@@ -50,6 +55,10 @@ grep -q "fastest of 2 run(s) per point" <<<"$out" || fail "no summary line"
 [ "$(grep -c '^\(PASS\|FAIL\)  ' <<<"$out")" -eq 14 ] || fail "not one line per target"
 grep -q "^FAIL  four processes / one alone >= 0.75 (each run, each size): 1 of 2 points fail; worst 0.40 (2^22" <<<"$out" ||
     fail "the oversubscription ratios were not read"
+grep -q "^INFO  four processes given their shares by hand / one alone: 2^20 1.24-1.24; 2^22 0.44-0.44$" <<<"$out" ||
+    fail "the shares given by hand were not read"
+grep -q "^INFO  four processes, automatic shares / shares by hand: 2^20 0.97-0.97; 2^22 0.91-0.91$" <<<"$out" ||
+    fail "automatic over by hand was not read"
 # The point made faster is the fastest of the two runs; the slower one-thread time is not.
 grep -A30 "^nonzero f32 d=0.5$" <<<"$out" | grep -q "^    2^20 .* 0.00 " || fail "a faster run was not taken"
 echo "threads_targets.py: best of runs, $(grep -c '^\(PASS\|FAIL\)' <<<"$out") targets checked"
