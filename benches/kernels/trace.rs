@@ -3,8 +3,9 @@
 //! parallel executions down with the library's own timestamps (cargo feature `trace`,
 //! `src/trace.rs`): when each worker starts its first part after the caller published the job,
 //! how long each thread works, when NONZERO_COORDINATES' last part is counted, how long its parts
-//! wait for the counts before them, when the last part ends, and how long the caller takes to
-//! see that.
+//! wait for the counts before them, when the last part ends, how long the caller takes to see
+//! that, and how many of the input's parts another thread read than in the execution before
+//! (their input is then in another core's cache).
 //!
 //! `cargo bench --bench kernels --features trace --target-dir target/trace -- trace` (a target
 //! directory of its own, so that the library built with the feature never replaces
@@ -78,6 +79,27 @@ mod traced {
         done_lag: f64,
         /// Parts in the job.
         parts: u32,
+        /// The thread that first read each part of the input: NonZero's counting thread per
+        /// input part, else the thread that ran each part of the job (threads as recorded,
+        /// the same from one execution to the next).
+        readers: BTreeMap<u32, u32>,
+    }
+
+    /// The share of the parts read by another thread than in the execution before (`None`
+    /// where the two jobs differ, as a trip the library measures does from an operator's, or
+    /// have no part in common): a part read by the same thread again finds its input in that
+    /// core's cache.
+    fn moved(before: &Steps, now: &Steps) -> Option<f64> {
+        if before.parts != now.parts {
+            return None;
+        }
+        let common: Vec<bool> = now
+            .readers
+            .iter()
+            .filter_map(|(p, t)| before.readers.get(p).map(|b| b != t))
+            .collect();
+        (!common.is_empty())
+            .then(|| common.iter().filter(|&&m| m).count() as f64 / common.len() as f64)
     }
 
     /// An event of one execution: the thread (0: the caller), the step, the part, the
@@ -117,6 +139,8 @@ mod traced {
             // Each thread's last NonZero step (a count or a write).
             let mut last_step: BTreeMap<u32, u64> = BTreeMap::new();
             let mut counted = None::<u64>;
+            let mut counters: BTreeMap<u32, u32> = BTreeMap::new();
+            let mut runners: BTreeMap<u32, u32> = BTreeMap::new();
             let mut wait_max = None::<u64>;
             let mut end = t0;
             let mut rows = vec![];
@@ -126,6 +150,7 @@ mod traced {
                 rows.push((id, e.step, e.arg, e.ns - t0));
                 match e.step {
                     Step::PartStart => {
+                        runners.insert(e.arg, e.thread);
                         first_start.entry(e.thread).or_insert(e.ns);
                         open.insert((e.thread, e.arg), e.ns);
                     }
@@ -136,6 +161,7 @@ mod traced {
                         end = end.max(e.ns);
                     }
                     Step::Counted => {
+                        counters.insert(e.arg, e.thread);
                         last_step.insert(e.thread, e.ns);
                         counted = Some(counted.map_or(e.ns, |c| c.max(e.ns)));
                     }
@@ -171,6 +197,11 @@ mod traced {
                 end: us(end, t0),
                 done_lag: us(events[d].ns, end),
                 parts: p.arg,
+                readers: if counters.is_empty() {
+                    runners
+                } else {
+                    counters
+                },
             };
             out.push((steps, rows));
             i = d + 1;
@@ -189,7 +220,7 @@ mod traced {
     /// The widths of the printed table's columns.
     macro_rules! row {
         () => {
-            "{:<20} {:>5} {:>6} {:>5} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}"
+            "{:<20} {:>5} {:>6} {:>5} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6}"
         };
     }
 
@@ -220,7 +251,8 @@ mod traced {
              first part start, median and last; busy: time in parts, busiest thread and mean; \
              counted: NonZero's last count; wait: the longest wait of a thread before a part's \
              write, since its own last count or write (the counts before the part); end: the \
-             last part's end; lag: the caller's sight of it):",
+             last part's end; lag: the caller's sight of it; moved: the share of the input's \
+             parts read by another thread than in the execution before):",
             if threads == 0 { "default" } else { "own" }
         );
         println!(
@@ -238,7 +270,8 @@ mod traced {
             "counted",
             "wait",
             "end",
-            "lag"
+            "lag",
+            "moved"
         );
         let mut csv = format!(
             "# {}, {dev_threads} threads\nseries,elements,execution,thread,step,part,ns\n",
@@ -281,6 +314,11 @@ mod traced {
                     cell(col(&|s| s.wait_max)),
                     cell(col(&|s| Some(s.end))),
                     cell(col(&|s| Some(s.done_lag))),
+                    cell(median(
+                        ex.windows(2)
+                            .filter_map(|w| moved(&w[0].0, &w[1].0))
+                            .collect()
+                    )),
                 );
                 for (x, (_, rows)) in ex.iter().take(csv_calls).enumerate() {
                     for (thread, step, part, ns) in rows {
