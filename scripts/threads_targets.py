@@ -113,11 +113,6 @@ def write_best(path, cpu, columns, best, runs):
 
 
 def read_oversub(path):
-    """{log2: aggregate / alone} of one run of `kernels oversub`."""
-    return {k: v[0] for k, v in read_oversub_by_hand(path).items()}
-
-
-def read_oversub_by_hand(path):
     """{log2: (aggregate / alone, by hand / alone or None, automatic / by hand or None)} of one
     run of `kernels oversub` (the by-hand line follows its size's line)."""
     found, size = {}, None
@@ -220,24 +215,22 @@ def main(argv):
             if k >= 16:
                 own.add(mine / default / 1.10, f"{mine / default:.2f} ({at})")
         checks += [c for c, _ in bound_checks.values()] + [at24, vs_one, own]
-    if oversubs:
-        over = Check("four processes / one alone >= 0.75 (each run, each size)")
-        for path in oversubs:
-            for k, ratio in sorted(read_oversub(path).items()):
-                over.add(0.75 / ratio if ratio > 0 else float("inf"), f"{ratio:.2f} (2^{k}, {path})")
-        checks.append(over)
-    print()
-    for c in checks:
-        print(c.line())
     # Not targets: four processes given their shares of the CPUs by hand bound what the
     # automatic shares can reach (where four working sets outgrow the last-level cache, for
     # instance, they fall below 0.75 however the CPUs are shared).
     by_hand, auto = {}, {}
-    for path in oversubs:
-        for k, (_, hand, a) in read_oversub_by_hand(path).items():
-            if hand is not None:
-                by_hand.setdefault(k, []).append(hand)
-                auto.setdefault(k, []).append(a)
+    if oversubs:
+        over = Check("four processes / one alone >= 0.75 (each run, each size)")
+        for path in oversubs:
+            for k, (ratio, hand, a) in sorted(read_oversub(path).items()):
+                over.add(0.75 / ratio if ratio > 0 else float("inf"), f"{ratio:.2f} (2^{k}, {path})")
+                if hand is not None:
+                    by_hand.setdefault(k, []).append(hand)
+                    auto.setdefault(k, []).append(a)
+        checks.append(over)
+    print()
+    for c in checks:
+        print(c.line())
 
     def ranges(d):
         return "; ".join(f"2^{k} {min(v):.2f}-{max(v):.2f}" for k, v in sorted(d.items()))
