@@ -11,6 +11,7 @@
 //! so), so a traced execution takes a little longer than an untraced one.
 
 /// A step of a parallel execution.
+#[cfg_attr(not(feature = "trace"), allow(dead_code))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Step {
     /// The caller publishes a job on its team (`arg`: its part count).
@@ -27,6 +28,10 @@ pub enum Step {
     Written,
     /// The caller has seen every part of its job done.
     Done,
+    /// A program's call into the library starts (recorded by the program: [`record`]).
+    Enter,
+    /// A program's call into the library returns (recorded by the program: [`record`]).
+    Leave,
 }
 
 /// One step, on one thread.
@@ -51,7 +56,7 @@ pub(crate) fn event(_step: Step, _arg: usize) {}
 #[cfg(feature = "trace")]
 pub(crate) use on::event;
 #[cfg(feature = "trace")]
-pub use on::take;
+pub use on::{record, take};
 
 #[cfg(feature = "trace")]
 mod on {
@@ -95,6 +100,12 @@ mod on {
                 });
             }
         });
+    }
+
+    /// Records `step` on this thread, now, for a program that traces its calls into the
+    /// library beside the library's own steps ([`Step::Enter`], [`Step::Leave`]).
+    pub fn record(step: Step, arg: usize) {
+        event(step, arg);
     }
 
     /// Every event recorded since the last call, in time order; the buffers are emptied.

@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use directml_subset::trace::{take, Event, Step};
+use directml_subset::trace::{record, take, Event, Step};
 use directml_subset::{DataType, Device, DeviceOptions, Input, OperatorDesc, TensorDesc};
 
 /// The events of `step`, by their argument: how many times each was recorded.
@@ -47,12 +47,20 @@ fn one_execution(dev: &Device) -> (u32, usize) {
     let mut count = [0u8; 4];
     let mut coords = vec![0u8; n * 8];
     take();
+    record(Step::Enter, 0);
     op.execute(
         &[Input::Bytes(bytemuck::cast_slice(&input))],
         &mut [&mut count[..], &mut coords[..]],
     )
     .expect("execute");
-    let events = take();
+    record(Step::Leave, 0);
+    let mut events = take();
+    // The program's own steps, around the library's: on the caller's thread, the first and
+    // the last.
+    let leave = events.pop().expect("events");
+    assert_eq!(leave.step, Step::Leave);
+    let enter = events.remove(0);
+    assert_eq!(enter.step, Step::Enter);
     let rows = u32::from_ne_bytes(count) as usize;
     assert_eq!(rows, (0..n).filter(|i| i % 3 != 0).count());
 
@@ -63,6 +71,11 @@ fn one_execution(dev: &Device) -> (u32, usize) {
         "published and seen done by the caller"
     );
     assert!(publish.ns <= done.ns);
+    assert_eq!(
+        (enter.thread, leave.thread),
+        (publish.thread, publish.thread)
+    );
+    assert!(enter.ns <= publish.ns && done.ns <= leave.ns);
     let parts = publish.arg;
     assert!(parts > 1, "a parallel job has parts: {parts}");
     let every_part: BTreeMap<u32, usize> = (0..parts).map(|p| (p, 1)).collect();
@@ -90,6 +103,7 @@ fn one_execution(dev: &Device) -> (u32, usize) {
                 assert!(open.contains_key(&e.thread), "{e:?} outside a part")
             }
             Step::Publish | Step::Done => {}
+            Step::Enter | Step::Leave => panic!("{e:?} recorded by the library"),
         }
     }
     assert!(open.is_empty(), "parts left open: {open:?}");

@@ -45,7 +45,7 @@ mod traced {
     use std::collections::BTreeMap;
     use std::time::Instant;
 
-    use directml_subset::trace::{take, Event, Step};
+    use directml_subset::trace::{record, take, Event, Step};
     use rand::rngs::SmallRng;
     use rand::SeedableRng;
 
@@ -77,6 +77,11 @@ mod traced {
         end: f64,
         /// The caller's `Done` after the last part's end.
         done_lag: f64,
+        /// The benchmark's call into the library before the job's publication (the call's
+        /// validation, the choice of path, the job's setup), and after the caller's `Done`
+        /// (its return); `None` for a job published outside a traced call.
+        before: Option<f64>,
+        after: Option<f64>,
         /// Parts in the job.
         parts: u32,
         /// The thread that first read each part of the input: NonZero's counting thread per
@@ -131,6 +136,22 @@ mod traced {
             };
             let t0 = p.ns;
             let within = &events[i..=d];
+            // The traced call around the job: the caller's last `Enter` before it and first
+            // `Leave` after it, with no other job of that thread's in between.
+            let mine = |e: &&Event| e.thread == p.thread;
+            let before = events[..i]
+                .iter()
+                .rev()
+                .filter(mine)
+                .find(|e| matches!(e.step, Step::Enter | Step::Leave | Step::Done))
+                .filter(|e| e.step == Step::Enter)
+                .map(|e| us(t0, e.ns));
+            let after = events[d + 1..]
+                .iter()
+                .filter(mine)
+                .find(|e| matches!(e.step, Step::Enter | Step::Leave | Step::Publish))
+                .filter(|e| e.step == Step::Leave)
+                .map(|e| us(e.ns, events[d].ns));
             let mut ids: BTreeMap<u32, u32> = BTreeMap::new();
             ids.insert(p.thread, 0);
             let mut first_start: BTreeMap<u32, u64> = BTreeMap::new();
@@ -196,6 +217,8 @@ mod traced {
                 wait_max: wait_max.map(|w| w as f64 / 1e3),
                 end: us(end, t0),
                 done_lag: us(events[d].ns, end),
+                before,
+                after,
                 parts: p.arg,
                 readers: if counters.is_empty() {
                     runners
@@ -220,7 +243,7 @@ mod traced {
     /// The widths of the printed table's columns.
     macro_rules! row {
         () => {
-            "{:<20} {:>5} {:>6} {:>5} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6}"
+            "{:<20} {:>5} {:>6} {:>5} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7}"
         };
     }
 
@@ -252,7 +275,8 @@ mod traced {
              counted: NonZero's last count; wait: the longest wait of a thread before a part's \
              write, since its own last count or write (the counts before the part); end: the \
              last part's end; lag: the caller's sight of it; moved: the share of the input's \
-             parts read by another thread than in the execution before):",
+             parts read by another thread than in the execution before; before and after: \
+             the call's time before the publication and after the caller's sight of the end):",
             if threads == 0 { "default" } else { "own" }
         );
         println!(
@@ -271,7 +295,9 @@ mod traced {
             "wait",
             "end",
             "lag",
-            "moved"
+            "moved",
+            "before",
+            "after"
         );
         let mut csv = format!(
             "# {}, {dev_threads} threads\nseries,elements,execution,thread,step,part,ns\n",
@@ -292,7 +318,9 @@ mod traced {
                 }
                 take();
                 for _ in 0..calls {
+                    record(Step::Enter, 0);
                     p.run();
+                    record(Step::Leave, 0);
                 }
                 let ex = executions(&take());
                 let col = |f: &dyn Fn(&Steps) -> Option<f64>| {
@@ -319,6 +347,8 @@ mod traced {
                             .filter_map(|w| moved(&w[0].0, &w[1].0))
                             .collect()
                     )),
+                    cell(col(&|s| s.before)),
+                    cell(col(&|s| s.after)),
                 );
                 for (x, (_, rows)) in ex.iter().take(csv_calls).enumerate() {
                     for (thread, step, part, ns) in rows {
