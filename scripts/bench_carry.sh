@@ -8,6 +8,10 @@
 #   idle                the test that a process uses no CPU after the hot window
 #   kernels-base        with a BASE commit: the same benchmark built from that commit, to
 #                       measure a change against it on the same machine in the same call
+#   kernels-NAME        with more commits after BASE (variants to choose between): each one's
+#                       benchmark, NAME its branch or tag name, else its short hash;
+#                       trace-base, trace-NAME: the same with `--features trace`, where that
+#                       commit has the feature; builds.txt: each NAME and its commit
 #   threads_targets.py  checks the runs against the many-core targets (Python 3, standard library)
 #   run.sh              runs, within DMLS_CARRY_SECONDS (default 480) and in this order while
 #                       time is left: `kernels threads` from 2^8 elements (run 1), `kernels
@@ -15,17 +19,23 @@
 #                       choice, then DMLS_PARALLEL=always), `kernels threads` (runs 2 to 4), the
 #                       same with DMLS_PARALLEL=always (the parallel paths' own cost beside the
 #                       library's choice), `kernels oversub` (run 2); then the targets' check,
-#                       best of the threads runs per point. With kernels-base: three `threads`
-#                       runs of each, then one `oversub` and one `cold` of each, alternating,
-#                       and a check of each; the idle test and one `trace`. Everything goes, after each step,
+#                       best of the threads runs per point. With kernels-base (and variants):
+#                       three rounds of `threads` runs, one of each build per round, then one
+#                       `oversub` of each, a `cold` of this build and of the base, the idle
+#                       test, a `trace` of each build that has one, and a check of each.
+#                       Everything goes, after each step,
 #                       into $OUT/results.tar.gz (default: target/carry/out; one file, since a
 #                       borrowed machine may send back only a few): threads-N.csv/.txt,
 #                       threads-best.csv, threads-forced.*, oversub-N.txt, cold.csv/.txt,
 #                       trace.csv/.txt, trace-forced.csv/.txt,
-#                       targets.txt (the same with -base for kernels-base), idle.txt,
-#                       machine.txt, steps.txt (each step's seconds).
+#                       targets.txt (the same with -base or -NAME for the other builds),
+#                       idle.txt, machine.txt, steps.txt (each step's seconds). The `threads`
+#                       runs start at 2^8 elements, or at DMLS_CURVE_MIN_LOG2, and end at
+#                       DMLS_CURVE_MAX_LOG2 (26): a comparison of several builds fits the time
+#                       better between, say, 2^14 and 2^22.
 #
-#   scripts/bench_carry.sh [BASE]     BASE: a commit to build kernels-base from
+#   scripts/bench_carry.sh [BASE [COMMIT...]]   BASE: a commit to build kernels-base from;
+#                                               COMMIT: variants built beside it
 #
 # Then, on the other machine, from a copy of the tree that holds target/carry/:
 #   bash target/carry/run.sh
@@ -50,21 +60,40 @@ idle=$(cargo test --release --test idle --no-run --message-format=json 2>/dev/nu
 [ -x "$idle" ] || { echo "bench_carry: no idle test built" >&2; exit 1; }
 cp "$idle" target/carry/idle
 cp scripts/threads_targets.py target/carry/
-if [ $# -ge 1 ]; then
-    base=$(git rev-parse --verify "$1^{commit}")
+# build_at COMMIT NAME: the benchmark at COMMIT as target/carry/kernels-NAME, and with the
+# trace feature as target/carry/trace-NAME where that commit has it.
+build_at() {
+    local commit=$1 name=$2 tree exe
     tree=$(mktemp -d)
-    trap 'git worktree remove --force "$tree" >/dev/null 2>&1 || true; rm -rf "$tree"' EXIT
-    git worktree add -q --detach "$tree" "$base"
-    base_exe=$( (cd "$tree" && CARGO_TARGET_DIR="$root/target/carry-base-build" \
+    git worktree add -q --detach "$tree" "$commit"
+    exe=$( (cd "$tree" && CARGO_TARGET_DIR="$root/target/carry-build" \
         cargo bench --bench kernels --no-run --message-format=json \
-            2>"$root/target/carry-base-build.log" || true) |
+            2>"$root/target/carry-build-$name.log" || true) |
         sed -n 's/.*"executable":"\([^"]*kernels-[^"]*\)".*/\1/p' | tail -n1)
-    [ -x "$base_exe" ] || {
-        echo "bench_carry: no benchmark built at $base (see target/carry-base-build.log)" >&2
+    if [ -x "$exe" ]; then
+        cp "$exe" "target/carry/kernels-$name"
+        exe=$( (cd "$tree" && CARGO_TARGET_DIR="$root/target/carry-build-trace" \
+            cargo bench --bench kernels --features trace --no-run --message-format=json \
+                2>>"$root/target/carry-build-$name.log" || true) |
+            sed -n 's/.*"executable":"\([^"]*kernels-[^"]*\)".*/\1/p' | tail -n1)
+        if [ -x "$exe" ]; then cp "$exe" "target/carry/trace-$name"; fi
+    fi
+    git worktree remove --force "$tree" >/dev/null 2>&1 || rm -rf "$tree"
+    [ -x "target/carry/kernels-$name" ] || {
+        echo "bench_carry: no benchmark built at $commit (see target/carry-build-$name.log)" >&2
         exit 1
     }
-    cp "$base_exe" target/carry/kernels-base
-    echo "$base" > target/carry/base-commit.txt
+    echo "$name $commit" >> target/carry/builds.txt
+}
+if [ $# -ge 1 ]; then
+    build_at "$(git rev-parse --verify "$1^{commit}")" base
+    shift
+    for ref in "$@"; do
+        commit=$(git rev-parse --verify "$ref^{commit}")
+        name=$(git rev-parse --abbrev-ref "$ref" 2>/dev/null | tr -c 'A-Za-z0-9._\n-' '_')
+        case "$name" in ""|HEAD|base|trace|forced|"$commit") name=$(git rev-parse --short "$commit") ;; esac
+        build_at "$commit" "$name"
+    done
 fi
 cat > target/carry/run.sh <<'RUN'
 #!/usr/bin/env bash
@@ -107,19 +136,22 @@ step() {
     pack
 }
 threads() {  # threads EXE RUN
-    DMLS_CURVE_MIN_LOG2=8 DMLS_THREADS_CSV="$out/threads$2.csv" "$here/$1" threads \
-        > "$out/threads$2.txt" 2>&1
+    DMLS_CURVE_MIN_LOG2=${DMLS_CURVE_MIN_LOG2:-8} DMLS_THREADS_CSV="$out/threads$2.csv" \
+        "$here/$1" threads > "$out/threads$2.txt" 2>&1
 }
 forced() {
-    DMLS_PARALLEL=always DMLS_CURVE_MIN_LOG2=8 DMLS_THREADS_CSV="$out/threads-forced.csv" \
+    DMLS_PARALLEL=always DMLS_CURVE_MIN_LOG2=${DMLS_CURVE_MIN_LOG2:-8} \
+        DMLS_THREADS_CSV="$out/threads-forced.csv" \
         "$here/kernels" threads > "$out/threads-forced.txt" 2>&1
 }
 oversub() { "$here/$1" oversub > "$out/oversub$2.txt" 2>&1; }  # oversub EXE RUN
 cold() { DMLS_COLD_CSV="$out/cold$2.csv" "$here/$1" cold > "$out/cold$2.txt" 2>&1; }  # cold EXE SUFFIX
 idle() { "$here/idle" > "$out/idle.txt" 2>&1; }
-trace() {  # trace SUFFIX [ENV...]: the steps of parallel executions
-    local suffix=$1; shift
-    env "$@" DMLS_TRACE_CSV="$out/trace$suffix.csv" "$here/kernels-trace" trace \
+trace() {  # trace SUFFIX [ENV...]: the steps of parallel executions (of trace-NAME for -NAME)
+    local suffix=$1 exe=kernels-trace; shift
+    case "$suffix" in -forced|"") ;; *) exe=trace$suffix ;; esac
+    [ -x "$here/$exe" ] || return 0
+    env "$@" DMLS_TRACE_CSV="$out/trace$suffix.csv" "$here/$exe" trace \
         > "$out/trace$suffix.txt" 2>&1
 }
 shopt -s nullglob
@@ -133,22 +165,27 @@ check() {  # check SUFFIX: the targets of threads-N$SUFFIX.csv and oversub-N$SUF
     python3 "$here/threads_targets.py" "${args[@]}" --best "$out/threads-best$1.csv" \
         > "$out/targets$1.txt" 2>&1
 }
-if [ -x "$here/kernels-base" ]; then
+if [ -f "$here/builds.txt" ]; then
+    # This build ("") and the others (-base, -NAME), alternating.
+    others=$(cut -d' ' -f1 "$here/builds.txt")
     for n in 1 2 3; do
         step "threads run $n" threads kernels "-$n"
-        step "threads run $n (base)" threads kernels-base "-$n-base"
+        for b in $others; do step "threads run $n ($b)" threads "kernels-$b" "-$n-$b"; done
     done
     step "oversub run 1" oversub kernels -1
-    step "oversub run 1 (base)" oversub kernels-base -1-base
+    for b in $others; do step "oversub run 1 ($b)" oversub "kernels-$b" "-1-$b"; done
     step "cold" cold kernels ""
     step "cold (base)" cold kernels-base -base
     step "idle" idle
     step "trace" trace ""
+    for b in $others; do step "trace ($b)" trace "-$b"; done
     check ""
-    check -base
     echo "== this build"; grep '^\(PASS\|FAIL\|NONE\|no run\)' "$out/targets.txt"
-    echo "== base ($(cat "$here/base-commit.txt"))"
-    grep '^\(PASS\|FAIL\|NONE\|no run\)' "$out/targets-base.txt"
+    while read -r b commit; do
+        check "-$b"
+        echo "== $b ($commit)"
+        grep '^\(PASS\|FAIL\|NONE\|no run\)' "$out/targets-$b.txt"
+    done < "$here/builds.txt"
 else
     step "threads run 1" threads kernels -1
     step "oversub run 1" oversub kernels -1
