@@ -137,6 +137,22 @@ const WAIT_SPIN_NS: f64 = 750_000.0;
 const COUNT_SPIN_NS: f64 = 12_000.0;
 /// Clock reads between two looks for rayon work (a second caller's parts).
 const CLOCKS_PER_RAYON: u32 = 8;
+/// Parts of a slot whose owner has started that a thread helping from the back leaves to the
+/// owner (the next ones it would claim), on a team of at least [`LEAVE_FROM_THREADS`] threads:
+/// a part run on another thread than the slot's finds its memory in the owner's cache, and on
+/// 16 cores of an Intel Xeon such parts of a 2^17 to 2^22 element DIAGONAL_MATRIX1 took 2-4
+/// times as long as the owner's own (12-20 of 64 parts per execution at 2^18, taken by threads
+/// done with their own slots a part ahead of the owners). Under contention, or once the caller
+/// has waited for them [`EAGER_AFTER_NS`] at most, helpers take any part.
+const LEFT_TO_OWNER: usize = 2;
+/// The fewest threads of a team whose helpers leave parts to the owners. On two vCPUs (AMD Zen
+/// 4) a part took about as long on either thread, and a job's two slots are a quarter of it
+/// each: leaving parts to a slower owner took DIAGONAL_MATRIX1 up to 1.2 times as long.
+const LEAVE_FROM_THREADS: usize = 4;
+/// The longest a caller done with its parts waits for the parts left to their owners before
+/// it takes them itself (an owner descheduled between two parts would keep them meanwhile):
+/// as long as it took for as many parts of its own, up to this.
+const EAGER_AFTER_NS: u64 = 20_000;
 
 /// How a waiting thread spins on this CPU, from its measured `pause` (once per process).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -294,6 +310,16 @@ impl<T> core::ops::Deref for Line<T> {
     }
 }
 
+/// Which end of a slot a claim takes.
+#[derive(Clone, Copy)]
+enum Side {
+    /// The next part (the slot's owner).
+    Front,
+    /// The last part, unless the owner has started (claimed past `first`, the slot's first
+    /// part) and has at most `leave` parts left to claim.
+    Back { first: usize, leave: usize },
+}
+
 /// The team of one rayon pool.
 pub(crate) struct Team {
     /// The current job's announcement: its generation, part count and slot count ([`word`]).
@@ -346,6 +372,8 @@ pub(crate) struct Team {
     panic: Mutex<Option<Box<dyn Any + Send>>>,
     /// The pool's threads.
     threads: usize,
+    /// Parts left to a slot's owner by helpers ([`LEFT_TO_OWNER`], or 0).
+    leave: usize,
     /// The workers an execution may call, adapted to the machine's load.
     share: Share,
 }
@@ -371,6 +399,11 @@ impl Team {
             contended_until: AtomicU64::new(0),
             panic: Mutex::new(None),
             threads,
+            leave: if threads >= LEAVE_FROM_THREADS {
+                LEFT_TO_OWNER
+            } else {
+                0
+            },
             share: Share::new(threads),
         }
     }
@@ -411,8 +444,13 @@ impl Team {
     /// True while the team is contended, or always when its pool has more threads than the
     /// process has cores.
     pub fn contended(&self) -> bool {
+        self.contended_at(now_ns())
+    }
+
+    /// [`Team::contended`] at `now` ([`now_ns`]).
+    fn contended_at(&self, now: u64) -> bool {
         self.threads > crate::cpus::parallelism()
-            || self.contended_until.load(Ordering::Relaxed) > now_ns()
+            || self.contended_until.load(Ordering::Relaxed) > now
     }
 
     fn mark_contended(&self) {
@@ -500,10 +538,30 @@ impl Team {
         // Claim parts like any worker (the caller's slot is the first), then wait for those
         // running elsewhere.
         let mut pending = 0;
-        while self.claim_and_run(0, generation, &mut pending) {}
+        // (Timed only where parts are left to their owners.)
+        let timed = self.leave > 0;
+        let start = if timed { now_ns() } else { 0 };
+        let mut ran = 0u64;
+        while self.claim_and_run(0, generation, &mut pending, false) {
+            ran += 1;
+        }
+        let since = if timed { now_ns() } else { 0 };
+        // As long as the parts left to their owners take them, at the caller's pace.
+        let patience = (since.saturating_sub(start) / ran.max(1))
+            .saturating_mul(self.leave as u64)
+            .min(EAGER_AFTER_NS);
         let mut waited = Wait::new();
+        let mut eager = !timed;
         while self.done.load(Ordering::Acquire) < parts {
-            waited.pause(self.contended());
+            let now = now_ns();
+            let contended = self.contended_at(now);
+            if !eager && (contended || now.saturating_sub(since) >= patience) {
+                // The parts left to owners that have not come back for them.
+                eager = true;
+                while self.claim_and_run(0, generation, &mut pending, true) {}
+                continue;
+            }
+            waited.pause(contended);
         }
         crate::trace::event(crate::trace::Step::Done, parts);
         // Every part has finished: nothing refers to `job` any more.
@@ -572,15 +630,17 @@ impl Team {
     /// left (before it looks at the others'), not one by one: every part's count would take
     /// the line of `done` from the others' caches and from the caller's, which reads it, and
     /// on 16 cores a job of 64 parts paid for that several times over. A part of another slot
-    /// is counted done at once (the caller may be waiting for it alone).
-    fn claim_and_run(&self, home: usize, g: u64, pending: &mut usize) -> bool {
+    /// is counted done at once (the caller may be waiting for it alone). `eager`: parts of other
+    /// slots are taken whatever their owners ([`Team::claim_of`]).
+    fn claim_and_run(&self, home: usize, g: u64, pending: &mut usize, eager: bool) -> bool {
         let state = self.state.load(Ordering::Acquire);
         // (With parts of this thread not yet counted done, the job cannot have ended, so the
         // generation is still `g`.)
         if generation(state) != g {
             return false;
         }
-        let Some((part, job, own)) = self.claim_of(state, home, &mut || self.count_done(pending))
+        let Some((part, job, own)) =
+            self.claim_of(state, home, eager, &mut || self.count_done(pending))
         else {
             return false;
         };
@@ -611,45 +671,62 @@ impl Team {
     /// [`Team::claim_of`] the job announced now.
     #[cfg(test)]
     fn claim(&self, home: usize) -> Option<(usize, *mut ())> {
-        self.claim_of(self.state.load(Ordering::Acquire), home, &mut || {})
+        self.claim_of(self.state.load(Ordering::Acquire), home, true, &mut || {})
             .map(|(part, job, _)| (part, job))
     }
 
     /// Claims a part of the job announced by `state` (read with Acquire): the next of slot
     /// `home` (modulo the job's slots), else (after calling `before_others`) the last of the
-    /// first slot after it that has one left. Returns the part, the job (a `*const &Job`)
-    /// published with the word it was claimed from, and whether it was of slot `home`; `None`
-    /// when no slot had a part left.
+    /// first slot after it that has one left, unless (not `eager`) that slot's owner has
+    /// started on it and would claim it within its next `leave` ([`LEFT_TO_OWNER`]). Returns
+    /// the part,
+    /// the job (a `*const &Job`) published with the word it was claimed from, and whether it
+    /// was of slot `home`; `None` when no slot had a part left to claim.
     fn claim_of(
         &self,
         state: u64,
         home: usize,
+        eager: bool,
         before_others: &mut dyn FnMut(),
     ) -> Option<(usize, *mut (), bool)> {
-        let (slots, _) = fields(state);
+        let (slots, parts) = fields(state);
         let slots = slots.clamp(1, self.slots.len());
         let home = home % slots;
         let g = generation(state);
-        if let Some((part, job)) = self.claim_in(&self.slots[home], true, g) {
+        if let Some((part, job)) = self.claim_in(&self.slots[home], Side::Front, g) {
             return Some((part, job, true));
         }
         before_others();
+        let leave = if eager { 0 } else { self.leave };
         (1..slots)
-            .find_map(|k| self.claim_in(&self.slots[(home + k) % slots], false, g))
+            .find_map(|k| {
+                let j = (home + k) % slots;
+                let first = slot_parts(j, slots, parts).0;
+                self.claim_in(&self.slots[j], Side::Back { first, leave }, g)
+            })
             .map(|(part, job)| (part, job, false))
     }
 
-    /// Claims a part of one slot of the job of generation `g`: its next (`front`) or its last;
-    /// `None` when it has none left, or holds a newer job's parts (whose slots this thread has
-    /// not read: claimed from the back, a part of a job in order would be claimed before the
-    /// parts it waits for; the thread finds that job at its next look).
-    fn claim_in(&self, slot: &AtomicU64, front: bool, g: u64) -> Option<(usize, *mut ())> {
+    /// Claims a part of one slot of the job of generation `g`: its next or its last (`side`);
+    /// `None` when it has none left (or, from the back, only those left to its owner), or holds
+    /// a newer job's parts (whose slots this thread has not read: claimed from the back, a part
+    /// of a job in order would be claimed before the parts it waits for; the thread finds that
+    /// job at its next look).
+    fn claim_in(&self, slot: &AtomicU64, side: Side, g: u64) -> Option<(usize, *mut ())> {
         let mut w = slot.load(Ordering::Acquire);
         loop {
             let (next, end) = fields(w);
             if next >= end || generation(w) != g {
                 return None;
             }
+            let front = match side {
+                Side::Front => true,
+                // The owner has claimed its first part: it claims the next ones itself.
+                Side::Back { first, leave } if next > first && end - next <= leave => {
+                    return None;
+                }
+                Side::Back { .. } => false,
+            };
             // The job read here may be a newer one's (published after this word's job ended):
             // the claim below then fails, since the word has changed with it.
             let job = self.job.load(Ordering::Acquire);
@@ -738,8 +815,9 @@ impl Team {
                     break;
                 }
                 let mut pending = 0;
-                if self.claim_and_run(home, g, &mut pending) {
-                    while self.claim_and_run(home, g, &mut pending) {}
+                let eager = self.contended();
+                if self.claim_and_run(home, g, &mut pending, eager) {
+                    while self.claim_and_run(home, g, &mut pending, eager) {}
                     idle_since = Instant::now();
                     last = idle_since;
                     continue;
@@ -953,6 +1031,55 @@ mod tests {
     }
 
     #[test]
+    fn a_helper_leaves_an_owner_that_has_started_its_next_parts() {
+        let team = Team::new(4);
+        // 16 parts in 4 slots: 0-3, 4-7, 8-11, 12-15.
+        team.publish(1, 4, 16, false);
+        let claim = |home: usize, eager: bool| {
+            let state = team.state.load(Ordering::Acquire);
+            team.claim_of(state, home, eager, &mut || {}).map(|c| c.0)
+        };
+        // Slot 1's owner takes its first part; the owners of slots 2 and 3 have not started.
+        assert_eq!(claim(1, false), Some(4));
+        // Slot 0's thread: its own parts, then slot 1's last (leaving 5 and 6 to its owner),
+        // then slots 2 and 3 from the back.
+        let order: Vec<usize> = std::iter::from_fn(|| claim(0, false)).collect();
+        assert_eq!(order, [0, 1, 2, 3, 7, 11, 10, 9, 8, 15, 14, 13, 12]);
+        // Eager, the parts left to slot 1's owner too.
+        let order: Vec<usize> = std::iter::from_fn(|| claim(0, true)).collect();
+        assert_eq!(order, [6, 5]);
+    }
+
+    #[test]
+    fn a_caller_takes_the_parts_left_to_a_slow_owner() {
+        // Two slots of four parts; the caller's take 2 ms each (time for the worker to come),
+        // part 4, the worker's first, 50 ms. The caller leaves the owner parts 5 and 6 only for
+        // a while, then runs them itself.
+        let pool = pool(2);
+        // (Two threads leave no parts to owners, unless told to.)
+        let mut team = Team::new(2);
+        team.leave = LEFT_TO_OWNER;
+        let team = Arc::new(team);
+        for _ in 0..3 {
+            let caller = std::thread::current().id();
+            let ran: Vec<Mutex<Option<std::thread::ThreadId>>> =
+                (0..8).map(|_| Mutex::new(None)).collect();
+            team.run(&pool, 8, 1, false, &|i| {
+                let ms = match i {
+                    0..4 => 2,
+                    4 => 50,
+                    _ => 0,
+                };
+                std::thread::sleep(std::time::Duration::from_millis(ms));
+                *ran[i].lock().unwrap() = Some(std::thread::current().id());
+            });
+            for (i, thread) in ran.iter().enumerate().skip(5) {
+                assert_eq!(*thread.lock().unwrap(), Some(caller), "part {i}");
+            }
+        }
+    }
+
+    #[test]
     fn parts_in_order_may_wait_for_the_parts_before_them() {
         // Each part waits until the part before it has finished (as NonZero's parts wait for
         // the counts before them): claimed in slots, a thread could wait for a part that
@@ -985,7 +1112,8 @@ mod tests {
         let state = team.state.load(Ordering::Acquire);
         team.publish(2, 1, 8, false);
         let slot = &team.slots[0];
-        assert_eq!(team.claim_in(slot, false, generation(state)), None);
+        let back = Side::Back { first: 0, leave: 0 };
+        assert_eq!(team.claim_in(slot, back, generation(state)), None);
         // A thread that reads the new announcement claims from the front.
         assert_eq!(team.claim(1).map(|c| c.0), Some(0));
     }
