@@ -2,7 +2,8 @@
 //! `trace` mode): one parallel execution records its job's publication and its end on the
 //! caller's thread, each of its parts' start and end once, and each of NONZERO_COORDINATES'
 //! parts counted, given its first row and written once, in that order, inside a part of the
-//! job on the same thread; in slots of parts per thread and in parts claimed in order. Built
+//! job on the same thread, all between a program's own `Enter` and `Leave`; in slots of parts
+//! per thread and in parts claimed in order. Built
 //! only with the
 //! feature, in a target directory of its own (built with the feature, the library would replace
 //! the usual one): `cargo test --release --features trace --target-dir target/trace --test

@@ -4,8 +4,9 @@
 //! `src/trace.rs`): when each worker starts its first part after the caller published the job,
 //! how long each thread works, when NONZERO_COORDINATES' last part is counted, how long its parts
 //! wait for the counts before them, when the last part ends, how long the caller takes to see
-//! that, and how many of the input's parts another thread read than in the execution before
-//! (their input is then in another core's cache).
+//! that, how many of the input's parts another thread read than in the execution before
+//! (their input is then in another core's cache), and how long the call took before the job's
+//! publication and after its end (the benchmark records `Enter` and `Leave` around each call).
 //!
 //! `cargo bench --bench kernels --features trace --target-dir target/trace -- trace` (a target
 //! directory of its own, so that the library built with the feature never replaces
