@@ -5,8 +5,10 @@
 //! how long each thread works, when NONZERO_COORDINATES' last part is counted, how long its parts
 //! wait for the counts before them, when the last part ends, how long the caller takes to see
 //! that, how many of the input's parts another thread read than in the execution before
-//! (their input is then in another core's cache), and how long the call took before the job's
-//! publication and after its end (the benchmark records `Enter` and `Leave` around each call).
+//! (their input is then in another core's cache), how many of NONZERO_COORDINATES' parts are
+//! written by another thread than the one that counted them and what such a write costs against
+//! one where the part was counted, and how long the call took before the job's publication and
+//! after its end (the benchmark records `Enter` and `Leave` around each call).
 //!
 //! `cargo bench --bench kernels --features trace --target-dir target/trace -- trace` (a target
 //! directory of its own, so that the library built with the feature never replaces
@@ -83,6 +85,11 @@ mod traced {
         /// (its return); `None` for a job published outside a traced call.
         before: Option<f64>,
         after: Option<f64>,
+        /// NonZero: the share of the input's parts written by another thread than the one that
+        /// counted them (their input is in another core's cache), and the median time of
+        /// such a write over that of a part written where it was counted.
+        away: Option<f64>,
+        away_cost: Option<f64>,
         /// Parts in the job.
         parts: u32,
         /// The thread that first read each part of the input: NonZero's counting thread per
@@ -164,6 +171,9 @@ mod traced {
             let mut counters: BTreeMap<u32, u32> = BTreeMap::new();
             let mut runners: BTreeMap<u32, u32> = BTreeMap::new();
             let mut wait_max = None::<u64>;
+            // Each input part's writer and its write's time (from its prefix to its end).
+            let mut prefixed: BTreeMap<u32, u64> = BTreeMap::new();
+            let mut writes: Vec<(u32, u32, u64)> = vec![];
             let mut end = t0;
             let mut rows = vec![];
             for e in within {
@@ -189,8 +199,12 @@ mod traced {
                     }
                     Step::Written => {
                         last_step.insert(e.thread, e.ns);
+                        if let Some(&s) = prefixed.get(&e.arg) {
+                            writes.push((e.arg, e.thread, e.ns.saturating_sub(s)));
+                        }
                     }
                     Step::Prefixed => {
+                        prefixed.insert(e.arg, e.ns);
                         if let Some(&c) = last_step.get(&e.thread) {
                             let w = e.ns.saturating_sub(c);
                             wait_max = Some(wait_max.map_or(w, |m| m.max(w)));
@@ -206,6 +220,19 @@ mod traced {
                 .collect();
             arrivals.sort_by(f64::total_cmp);
             let joined = first_start.len();
+            let (mut here, mut there) = (vec![], vec![]);
+            for &(p, t, ns) in &writes {
+                if counters.get(&p) == Some(&t) {
+                    here.push(ns as f64);
+                } else {
+                    there.push(ns as f64);
+                }
+            }
+            let away = (!writes.is_empty()).then(|| there.len() as f64 / writes.len() as f64);
+            let away_cost = match (median(there), median(here)) {
+                (Some(t), Some(h)) if h > 0.0 => Some(t / h),
+                _ => None,
+            };
             let busy_total: u64 = busy.values().sum();
             let steps = Steps {
                 total: us(events[d].ns, t0),
@@ -218,6 +245,8 @@ mod traced {
                 wait_max: wait_max.map(|w| w as f64 / 1e3),
                 end: us(end, t0),
                 done_lag: us(events[d].ns, end),
+                away,
+                away_cost,
                 before,
                 after,
                 parts: p.arg,
@@ -244,7 +273,7 @@ mod traced {
     /// The widths of the printed table's columns.
     macro_rules! row {
         () => {
-            "{:<20} {:>5} {:>6} {:>5} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7}"
+            "{:<20} {:>5} {:>6} {:>5} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6} {:>6} {:>6} {:>7} {:>7}"
         };
     }
 
@@ -276,8 +305,10 @@ mod traced {
              counted: NonZero's last count; wait: the longest wait of a thread before a part's \
              write, since its own last count or write (the counts before the part); end: the \
              last part's end; lag: the caller's sight of it; moved: the share of the input's \
-             parts read by another thread than in the execution before; before and after: \
-             the call's time before the publication and after the caller's sight of the end):",
+             parts read by another thread than in the execution before; away: NonZero's share of \
+             the input's parts written by another thread than their count's, and ×: such a \
+             write's time over that of one where the part was counted; before and after: the \
+             call's time before the publication and after the caller's sight of the end):",
             if threads == 0 { "default" } else { "own" }
         );
         println!(
@@ -297,6 +328,8 @@ mod traced {
             "end",
             "lag",
             "moved",
+            "away",
+            "×",
             "before",
             "after"
         );
@@ -348,6 +381,8 @@ mod traced {
                             .filter_map(|w| moved(&w[0].0, &w[1].0))
                             .collect()
                     )),
+                    cell(col(&|s| s.away)),
+                    cell(col(&|s| s.away_cost)),
                     cell(col(&|s| s.before)),
                     cell(col(&|s| s.after)),
                 );
