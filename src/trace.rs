@@ -28,9 +28,9 @@ pub enum Step {
     Written,
     /// The caller has seen every part of its job done.
     Done,
-    /// A program's call into the library starts (recorded by the program: [`record`]).
+    /// A program's call into the library starts (recorded by the program with `record`).
     Enter,
-    /// A program's call into the library returns (recorded by the program: [`record`]).
+    /// A program's call into the library returns (recorded by the program with `record`).
     Leave,
 }
 
