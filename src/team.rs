@@ -144,11 +144,11 @@ const CLOCKS_PER_RAYON: u32 = 8;
 /// times as long as the owner's own (12-20 of 64 parts per execution at 2^18, taken by threads
 /// done with their own slots a part ahead of the owners). Under contention, or once the caller
 /// has waited for them [`EAGER_AFTER_NS`] at most, helpers take any part.
-const LEFT_TO_OWNER: usize = 2;
+pub(crate) const LEFT_TO_OWNER: usize = 2;
 /// The fewest threads of a team whose helpers leave parts to the owners. On two vCPUs (AMD Zen
 /// 4) a part took about as long on either thread, and a job's two slots are a quarter of it
 /// each: leaving parts to a slower owner took DIAGONAL_MATRIX1 up to 1.2 times as long.
-const LEAVE_FROM_THREADS: usize = 4;
+pub(crate) const LEAVE_FROM_THREADS: usize = 4;
 /// The longest a caller done with its parts waits for the parts left to their owners before
 /// it takes them itself (an owner descheduled between two parts would keep them meanwhile):
 /// as long as it took for as many parts of its own, up to this.

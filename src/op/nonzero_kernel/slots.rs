@@ -8,28 +8,31 @@
 //! slot first while the slots before it are counted by theirs, but an owner may be late or
 //! absent (a job's workers are whichever came). So a part's count is claimed too (a
 //! compare-and-swap of its status word), and a thread adding up the counts before its part
-//! counts any part that nobody has claimed yet itself, unless that part's slot has a thread
-//! counting it: that thread counts each of its parts that nobody has claimed, without waiting
-//! for anything, so the part will be counted, and counted where it will be written. A thread
-//! then waits only for a count that a thread counting its slot has made or will make, so no
-//! order of claims or arrivals can make two threads wait for each other.
+//! counts any part that nobody has claimed yet itself, unless (on four threads or more) that
+//! part's slot has a thread counting it: that thread counts each of its parts that nobody has
+//! claimed, without waiting for anything, so the part will be counted, and counted where it
+//! will be written. A thread then waits only for a count that a thread counting its slot has
+//! made or will make, so no order of claims or arrivals can make two threads wait for each
+//! other.
 //!
 //! Each part's write is claimed as well, once. A slot's thread counts and writes every part of
 //! its slot not claimed by another: when every slot's thread has returned, every part is
 //! written. After its own slot, a thread helps with the others': a slot whose owner has not
 //! started, from the front (each part counted and written while its input is in the cache),
 //! and from the back (the owner goes from the front) the parts already counted that the owner
-//! would reach only after two more of its own.
+//! would reach only after two more of its own (on four threads or more, as in the team).
 //!
 //! A part written by a thread that did not count it reads its input from another core's
 //! cache: on 16 cores of an Intel Xeon, such writes took 1.5-4 times as long as a part's
 //! write on the thread that counted it, and came last, when the threads that had finished
 //! their own slots took the look-backs' counts and the slots' last parts. Hence the waits for
-//! a slot's counting thread and the two parts left to an owner.
+//! a slot's counting thread and the two parts left to an owner. On two threads (two vCPUs of
+//! an AMD Zen 4) a part cost about as much on either, and the waits only made the slow cases
+//! slower: NONZERO's choice of the parallel path then went serial more often.
 
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use crate::team::Wait;
+use crate::team::{Wait, LEAVE_FROM_THREADS, LEFT_TO_OWNER};
 
 /// A part's status word: 0 until its count is claimed, then [`COUNTING`], then `COUNTED` with
 /// its count, then `PREFIX` with the rows of it and of every part before it; `POISONED` when
@@ -172,15 +175,21 @@ impl Slots {
             } else {
                 // From the back, while the parts are counted and nobody has claimed their write
                 // (the owner writes from the front; another helper may be ahead of this one),
-                // leaving the owner the two parts before each (written here, a part reads its
-                // input from the owner's cache, which takes about as long as two writes there).
+                // leaving the owner the parts before each that it will reach first (written
+                // here, a part reads its input from the owner's cache, which takes about as
+                // long as two writes there), as the team does its parts.
+                let leave = if self.slots >= LEAVE_FROM_THREADS {
+                    LEFT_TO_OWNER
+                } else {
+                    0
+                };
                 let unclaimed = |p: usize| self.status[p].load(Ordering::Acquire) & WRITING == 0;
                 for p in (s..e).rev() {
                     let v = self.status[p].load(Ordering::Acquire);
                     if v & POISONED == 0 || v & WRITING != 0 {
                         break;
                     }
-                    if p < s + 2 || !unclaimed(p - 1) || !unclaimed(p - 2) {
+                    if p < s + leave || (p - leave..p).any(|q| !unclaimed(q)) {
                         break;
                     }
                     self.write(p, count, write, None);
@@ -281,9 +290,12 @@ impl Slots {
     fn look_back(&self, i: usize, count: &Count<'_>) -> Option<u64> {
         look_back(i, |j| match self.status[j].load(Ordering::Acquire) {
             // Nobody has claimed its count: its slot's thread will, if it has one counting
-            // (this thread then waits, as for a count being made); else this thread does.
+            // (this thread then waits, as for a count being made; on four threads or more,
+            // as the team leaves parts to their owners); else this thread does.
             v if v & !WRITING == 0 => {
-                if self.counting[self.slot_of(j)].load(Ordering::Acquire) {
+                if self.slots >= LEAVE_FROM_THREADS
+                    && self.counting[self.slot_of(j)].load(Ordering::Acquire)
+                {
                     v
                 } else {
                     self.count(j, count, None).unwrap_or_else(|v| v)
@@ -605,11 +617,11 @@ mod tests {
 
     #[test]
     fn a_look_back_leaves_a_counting_slots_parts_to_its_thread() {
-        // Slot 0 (parts 0-3) counts slowly; slot 1's thread, which needs parts 0-3 counted to
-        // write part 4, waits for them rather than counting parts 2 and 3 itself, so that
-        // slot 0's thread writes them from its own cache.
-        let slots = Slots::new(8, 2);
-        let counters = Mutex::new(vec![None; 8]);
+        // Four slots of four parts (two never run). Slot 0 counts slowly; slot 1's thread,
+        // which needs parts 0-3 counted to write part 4, waits for them rather than counting
+        // parts 2 and 3 itself, so that slot 0's thread writes them from its own cache.
+        let slots = Slots::new(16, 4);
+        let counters = Mutex::new(vec![None; 16]);
         let count = |p: usize, _: Option<&mut [u64]>| {
             if p == 1 {
                 std::thread::sleep(std::time::Duration::from_millis(30));
@@ -637,16 +649,17 @@ mod tests {
             &[Some(slot0); 4],
             "slot 0's parts counted by its thread"
         );
-        assert_eq!(slots.total(), Some((0..8).sum()));
+        assert_eq!(slots.total(), Some((0..16).sum()));
     }
 
     #[test]
     fn a_helper_leaves_an_owner_that_has_started_its_next_two_parts() {
-        // Slot 0's thread (parts 0-4) writes part 0 slowly; slot 1's thread, done with its own
-        // parts, takes slot 0's last parts from the back (4, then 3), but not the two after
-        // the one being written (1 and 2).
-        let slots = Slots::new(10, 2);
-        let writers = Mutex::new(vec![None; 10]);
+        // Four slots of five parts. Slot 0's thread writes part 0 slowly; slot 1's thread, done
+        // with its own parts and with slots 2 and 3 (whose owners never come: in order),
+        // takes slot 0's last parts from the back (4, then 3), but not the two after the one
+        // being written (1 and 2).
+        let slots = Slots::new(20, 4);
+        let writers = Mutex::new(vec![None; 20]);
         let started = AtomicBool::new(false);
         let count = |p: usize, _: Option<&mut [u64]>| {
             started.store(true, Ordering::Release);
@@ -676,12 +689,10 @@ mod tests {
         });
         let writers = writers.into_inner().unwrap();
         let (a, b) = (Some(slot0), Some(slot1));
-        assert_eq!(
-            writers,
-            [a, a, a, b, b, b, b, b, b, b],
-            "slot 0's thread: {slot0:?}"
-        );
-        assert_eq!(slots.total(), Some((1..=10).sum()));
+        let mut expect = vec![a, a, a];
+        expect.resize(20, b);
+        assert_eq!(writers, expect, "slot 0's thread: {slot0:?}");
+        assert_eq!(slots.total(), Some((1..=20).sum()));
     }
 
     #[test]
