@@ -679,9 +679,8 @@ impl Team {
     /// `home` (modulo the job's slots), else (after calling `before_others`) the last of the
     /// first slot after it that has one left, unless (not `eager`) that slot's owner has
     /// started on it and would claim it within its next `leave` ([`LEFT_TO_OWNER`]). Returns
-    /// the part,
-    /// the job (a `*const &Job`) published with the word it was claimed from, and whether it
-    /// was of slot `home`; `None` when no slot had a part left to claim.
+    /// the part, the job (a `*const &Job`) published with the word it was claimed from, and
+    /// whether it was of slot `home`; `None` when no slot had a part left to claim.
     fn claim_of(
         &self,
         state: u64,
@@ -815,7 +814,8 @@ impl Team {
                     break;
                 }
                 let mut pending = 0;
-                let eager = self.contended();
+                // (No clock read where no part is left to owners.)
+                let eager = self.leave == 0 || self.contended();
                 if self.claim_and_run(home, g, &mut pending, eager) {
                     while self.claim_and_run(home, g, &mut pending, eager) {}
                     idle_since = Instant::now();
