@@ -144,11 +144,21 @@ const CLOCKS_PER_RAYON: u32 = 8;
 /// times as long as the owner's own (12-20 of 64 parts per execution at 2^18, taken by threads
 /// done with their own slots a part ahead of the owners). Under contention, or once the caller
 /// has waited for them [`EAGER_AFTER_NS`] at most, helpers take any part.
-pub(crate) const LEFT_TO_OWNER: usize = 2;
+const LEFT_TO_OWNER: usize = 2;
 /// The fewest threads of a team whose helpers leave parts to the owners. On two vCPUs (AMD Zen
 /// 4) a part took about as long on either thread, and a job's two slots are a quarter of it
 /// each: leaving parts to a slower owner took DIAGONAL_MATRIX1 up to 1.2 times as long.
-pub(crate) const LEAVE_FROM_THREADS: usize = 4;
+const LEAVE_FROM_THREADS: usize = 4;
+
+/// The parts a helper leaves to a started owner on `threads` threads (a team's, or a job's
+/// slots): [`LEFT_TO_OWNER`] from [`LEAVE_FROM_THREADS`] on, else none.
+pub(crate) fn left_to_owner(threads: usize) -> usize {
+    if threads >= LEAVE_FROM_THREADS {
+        LEFT_TO_OWNER
+    } else {
+        0
+    }
+}
 /// The longest a caller done with its parts waits for the parts left to their owners before
 /// it takes them itself (an owner descheduled between two parts would keep them meanwhile):
 /// as long as it took for as many parts of its own, up to this.
@@ -399,11 +409,7 @@ impl Team {
             contended_until: AtomicU64::new(0),
             panic: Mutex::new(None),
             threads,
-            leave: if threads >= LEAVE_FROM_THREADS {
-                LEFT_TO_OWNER
-            } else {
-                0
-            },
+            leave: left_to_owner(threads),
             share: Share::new(threads),
         }
     }
@@ -700,7 +706,12 @@ impl Team {
         (1..slots)
             .find_map(|k| {
                 let j = (home + k) % slots;
-                let first = slot_parts(j, slots, parts).0;
+                // (Where nothing is left to owners, their start does not matter.)
+                let first = if leave > 0 {
+                    slot_parts(j, slots, parts).0
+                } else {
+                    0
+                };
                 self.claim_in(&self.slots[j], Side::Back { first, leave }, g)
             })
             .map(|(part, job)| (part, job, false))

@@ -32,7 +32,7 @@
 
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use crate::team::{Wait, LEAVE_FROM_THREADS, LEFT_TO_OWNER};
+use crate::team::{left_to_owner, Wait};
 
 /// A part's status word: 0 until its count is claimed, then [`COUNTING`], then `COUNTED` with
 /// its count, then `PREFIX` with the rows of it and of every part before it; `POISONED` when
@@ -63,6 +63,9 @@ pub(super) struct Slots {
     /// panic), so that every part of it that nobody has claimed will be counted by that thread.
     counting: Box<[AtomicBool]>,
     slots: usize,
+    /// The parts a helper leaves to a started owner, and whether a look-back waits for a
+    /// counting slot's parts ([`left_to_owner`]: from four slots on).
+    leave: usize,
 }
 
 impl Slots {
@@ -73,6 +76,7 @@ impl Slots {
             status: (0..parts).map(|_| AtomicU64::new(0)).collect(),
             counting: (0..slots).map(|_| AtomicBool::new(false)).collect(),
             slots,
+            leave: left_to_owner(slots),
         }
     }
 
@@ -87,17 +91,10 @@ impl Slots {
         (k * parts / self.slots, (k + 1) * parts / self.slots)
     }
 
-    /// The slot of part `p`.
+    /// The slot of part `p`: the `k` with `k * parts / slots <= p < (k + 1) * parts / slots`
+    /// ([`Slots::range`]).
     fn slot_of(&self, p: usize) -> usize {
-        let parts = self.status.len().max(1);
-        let mut k = (p * self.slots / parts).min(self.slots - 1);
-        while k + 1 < self.slots && self.range(k).1 <= p {
-            k += 1;
-        }
-        while k > 0 && self.range(k).0 > p {
-            k -= 1;
-        }
-        k
+        ((p + 1) * self.slots - 1) / self.status.len().max(1)
     }
 
     /// Runs slot `k`: counts its parts that nobody has claimed, writes those whose write nobody
@@ -178,11 +175,7 @@ impl Slots {
                 // leaving the owner the parts before each that it will reach first (written
                 // here, a part reads its input from the owner's cache, which takes about as
                 // long as two writes there), as the team does its parts.
-                let leave = if self.slots >= LEAVE_FROM_THREADS {
-                    LEFT_TO_OWNER
-                } else {
-                    0
-                };
+                let leave = self.leave;
                 let unclaimed = |p: usize| self.status[p].load(Ordering::Acquire) & WRITING == 0;
                 for p in (s..e).rev() {
                     let v = self.status[p].load(Ordering::Acquire);
@@ -293,9 +286,7 @@ impl Slots {
             // (this thread then waits, as for a count being made; on four threads or more,
             // as the team leaves parts to their owners); else this thread does.
             v if v & !WRITING == 0 => {
-                if self.slots >= LEAVE_FROM_THREADS
-                    && self.counting[self.slot_of(j)].load(Ordering::Acquire)
-                {
+                if self.leave > 0 && self.counting[self.slot_of(j)].load(Ordering::Acquire) {
                     v
                 } else {
                     self.count(j, count, None).unwrap_or_else(|v| v)
@@ -693,6 +684,19 @@ mod tests {
         expect.resize(20, b);
         assert_eq!(writers, expect, "slot 0's thread: {slot0:?}");
         assert_eq!(slots.total(), Some((1..=20).sum()));
+    }
+
+    #[test]
+    fn each_part_is_in_the_slot_whose_range_holds_it() {
+        for parts in 1..40 {
+            for slots in 1..=parts {
+                let s = Slots::new(parts, slots);
+                for p in 0..parts {
+                    let (a, b) = s.range(s.slot_of(p));
+                    assert!(a <= p && p < b, "{parts} parts, {slots} slots, part {p}");
+                }
+            }
+        }
     }
 
     #[test]
