@@ -28,13 +28,13 @@ const TAIL_SCAN: usize = 1024;
 /// The CPU has AVX-512 F and BW, and POPCNT.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,popcnt")]
-unsafe fn plain_end<U: OnePassWord>(data: &[U], mask: U) -> usize {
-    let whole = data.len() / 64;
+unsafe fn plain_end<B: Bits>(src: B) -> usize {
+    let whole = src.len() / 64;
     let lowest = whole.saturating_sub(TAIL_SCAN / 64);
     let mut seen = 0;
     for b in (lowest..whole).rev() {
-        // SAFETY: block b's 64 elements are in `data`; the CPU has the features.
-        seen += unsafe { U::mask64(data.as_ptr().add(64 * b), u64::MAX, mask) }.count_ones();
+        // SAFETY: block b's 64 elements are in the part; the CPU has the features.
+        seen += unsafe { src.bits(64 * b, u64::MAX) }.count_ones();
         if seen >= 15 {
             return 64 * b;
         }
@@ -42,52 +42,162 @@ unsafe fn plain_end<U: OnePassWord>(data: &[U], mask: U) -> usize {
     0
 }
 
-/// The whole of a packed input of 8-, 16- or 32-bit elements (`data`, lines of `width`
-/// elements) into coordinates of UINT32 columns (the line's index, then the position in the
-/// line) in one pass: per 64 elements a compare to a bitmask and [`bit_positions`], then per
-/// 16 rows `rows(line, at, x, n, plain)`, which writes rows `at .. at + n` from the line's
-/// index and the `n` positions in `x`. Up to [`plain_end`] `plain` is true: `rows` may store
-/// all 16 rows, those past `n` being written again later; after it, masked stores of exactly
-/// the rows. So nothing is written from the count on, and no bitmask is kept. (With plain
-/// stores, packed outputs took 0.64-0.83x the time of masked ones for UINT8 at density 0.1,
-/// 0.77-0.96x for FLOAT32 at 0.5, on one thread of AMD Zen 5 from 2^12 to 2^23 elements; ONNX
-/// Runtime's layout, whose odd elements are not the output's, gained nothing from stores with
-/// every even lane. The two kinds of stores
-/// are two loops, [`segment`]: choosing at each 64 elements took 1.5-2x the time of masked
-/// stores alone there.) Returns the row count, or `None` (having written nothing) when the
-/// first [`SAMPLE`] elements have fewer than
-/// [`COMPRESS_BITS`](crate::op::simd::dispatch::COMPRESS_BITS) nonzero per 64, as for the walks.
+/// Where [`one_pass`] takes the bits of each 64 elements of a part from: the input itself
+/// ([`Elements`], masked as it goes), or the bitmask words a count of the part kept
+/// ([`Words`], so that the part's input is read once, by its count).
+pub(super) trait Bits: Copy {
+    /// The part's elements.
+    fn len(self) -> usize;
+
+    /// Bit i set when element `at + i` of the part is nonzero and bit i of `lanes` is set.
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F and BW; elements `at .. at + 64` are in the part.
+    unsafe fn bits(self, at: usize, lanes: u64) -> u64;
+
+    /// [`Bits::bits`] of the part's last elements, from `at` (fewer than 64 follow it; `lanes`
+    /// covers only those).
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F and BW; `at` is an element of the part.
+    unsafe fn last_bits(self, at: usize, lanes: u64) -> u64;
+
+    /// True when the part has enough nonzero elements for the one pass: at least
+    /// [`COMPRESS_BITS`](crate::op::simd::dispatch::COMPRESS_BITS) per 64, as for the walks
+    /// (sparser parts are written faster by the walks of bitmask words).
+    ///
+    /// # Safety
+    /// The CPU has AVX-512 F and BW, and POPCNT.
+    unsafe fn dense(self) -> bool;
+}
+
+/// A packed part of the input, masked as the one pass reads it.
+#[derive(Clone, Copy)]
+pub(super) struct Elements<'a, U> {
+    pub data: &'a [U],
+    pub mask: U,
+}
+
+impl<U: OnePassWord> Bits for Elements<'_, U> {
+    #[inline(always)]
+    fn len(self) -> usize {
+        self.data.len()
+    }
+
+    #[inline(always)]
+    unsafe fn bits(self, at: usize, lanes: u64) -> u64 {
+        // SAFETY: the 64 elements from `at` are in the part; the CPU has the features (caller).
+        unsafe { U::mask64(self.data.as_ptr().add(at), lanes, self.mask) }
+    }
+
+    #[inline(always)]
+    unsafe fn last_bits(self, at: usize, lanes: u64) -> u64 {
+        // The part's last elements, from a copy: a masked load whose lanes left out reach a
+        // page the process may not touch (a buffer that ends at a page) took about 150 ns on
+        // AMD Zen 5, as long as the whole pass on a thousand elements.
+        let mut last = [U::default(); 64];
+        let rest = &self.data[at..];
+        last[..rest.len()].copy_from_slice(rest);
+        // SAFETY: `last` holds 64 elements; the CPU has the features (caller).
+        unsafe { U::mask64(last.as_ptr(), lanes, self.mask) }
+    }
+
+    /// Judged from the first [`SAMPLE`] elements: the one pass costs the same per element
+    /// whatever the density, the two-pass walks' cost falls with it.
+    #[inline(always)]
+    unsafe fn dense(self) -> bool {
+        let sample = self.data.len().min(SAMPLE) / 64 * 64;
+        let mut set = 0u64;
+        for v in self.data[..sample].chunks_exact(64) {
+            // SAFETY: `v` is 64 elements; the CPU has the features (caller).
+            set += u64::from(unsafe { U::mask64(v.as_ptr(), u64::MAX, self.mask) }.count_ones());
+        }
+        (set as usize) * 64 >= crate::op::simd::dispatch::COMPRESS_BITS * sample
+    }
+}
+
+/// A part's bitmask as its count kept it: bit i of word w set when element `64 w + i` of the
+/// part is nonzero (bits past the part's `len` elements clear), `count` bits set.
+#[derive(Clone, Copy)]
+pub(super) struct Words<'a> {
+    pub words: &'a [u64],
+    pub len: usize,
+    pub count: u64,
+}
+
+impl Bits for Words<'_> {
+    #[inline(always)]
+    fn len(self) -> usize {
+        self.len
+    }
+
+    #[inline(always)]
+    unsafe fn bits(self, at: usize, lanes: u64) -> u64 {
+        let (w, s) = (at / 64, at % 64);
+        // SAFETY: element `at` is in the part (caller), so its word is among the words.
+        let first = unsafe { *self.words.get_unchecked(w) };
+        if s == 0 {
+            // On a word (every 64 elements of lines whose width is a multiple of 64).
+            return first & lanes;
+        }
+        // Off a word, the 64 bits reach into the next word, if the part has one.
+        let next = self.words.get(w + 1).copied().unwrap_or(0);
+        ((first >> s) | (next << (64 - s))) & lanes
+    }
+
+    #[inline(always)]
+    unsafe fn last_bits(self, at: usize, lanes: u64) -> u64 {
+        // SAFETY: the words hold every element of the part, and reads stay within them.
+        unsafe { self.bits(at, lanes) }
+    }
+
+    /// From the part's exact count.
+    #[inline(always)]
+    unsafe fn dense(self) -> bool {
+        (self.count as usize).saturating_mul(64)
+            >= crate::op::simd::dispatch::COMPRESS_BITS * self.len
+    }
+}
+
+/// The whole of a part (`src`: a packed input of 8-, 16- or 32-bit elements, or a part's kept
+/// bitmask; lines of `width` elements) into coordinates of UINT32 columns (the line's index,
+/// then the position in the line) in one pass: per 64 elements a bitmask (a compare of the
+/// input, or the kept words) and [`bit_positions`], then per 16 rows `rows(line, at, x, n,
+/// plain)`, which writes rows `at .. at + n` from the line's index and the `n` positions in
+/// `x`. Up to [`plain_end`] `plain` is true: `rows` may store all 16 rows, those past `n` being
+/// written again later; after it, masked stores of exactly the rows. So nothing is written
+/// from the count on. (With plain stores, packed outputs took 0.64-0.83x the time of masked
+/// ones for UINT8 at density 0.1, 0.77-0.96x for FLOAT32 at 0.5, on one thread of AMD Zen 5
+/// from 2^12 to 2^23 elements; ONNX Runtime's layout, whose odd elements are not the output's,
+/// gained nothing from stores with every even lane. The two kinds of stores are two loops,
+/// [`segment`]: choosing at each 64 elements took 1.5-2x the time of masked stores alone
+/// there.) Returns the row count, or `None` (having written nothing) where the part is too
+/// sparse ([`Bits::dense`]).
 ///
 /// The two passes of the walks (a bitmask, then the rows from it) took 1.35-1.6x the time of
 /// one pass, measured with bare loops on AMD Zen 5 (`cargo bench --bench kernels -- bare`,
 /// with `vpcompressd`).
 ///
-/// `data` is a part of the input: its elements `start ..` of lines of `width` elements, whose
-/// first and last lines may be parts of lines; rows are counted from the part's first.
+/// The part is elements `start ..` of lines of `width` elements, whose first and last lines
+/// may be parts of lines; rows are counted from the part's first.
 ///
 /// # Safety
 /// The CPU has AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT; `rows` writes only rows of the
-/// output, at most `data.len()` from the part's first.
+/// output, at most `src.len()` from the part's first.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
-unsafe fn one_pass<U: OnePassWord>(
-    data: &[U],
+unsafe fn one_pass<B: Bits>(
+    src: B,
     start: usize,
-    mask: U,
     width: usize,
     mut rows: impl FnMut(__m512i, usize, __m512i, u32, bool),
 ) -> Option<u64> {
-    let sample = data.len().min(SAMPLE) / 64 * 64;
-    let mut set = 0u64;
-    for v in data[..sample].chunks_exact(64) {
-        // SAFETY: `v` is 64 elements; the CPU has the features.
-        set += u64::from(unsafe { U::mask64(v.as_ptr(), u64::MAX, mask) }.count_ones());
-    }
-    if (set as usize) * 64 < crate::op::simd::dispatch::COMPRESS_BITS * sample {
+    // SAFETY: this function has the features.
+    if !unsafe { src.dense() } {
         return None;
     }
     // SAFETY: this function has the features.
-    let plain = unsafe { plain_end(data, mask) };
+    let plain = unsafe { plain_end(src) };
     // Plain stores up to `plain`, masked ones after it. Where the part starts at the input's
     // first element, the plain ones end at a line's end instead if that gives up at most an
     // eighth of them, so that they keep the fast form of whole lines. (Three loops, whole
@@ -100,47 +210,46 @@ unsafe fn one_pass<U: OnePassWord>(
     };
     // SAFETY: this function has the features; the rows of the elements before `split` are
     // followed by 15 more of the part (`plain_end`); `rows` is the caller's.
-    let row = unsafe { segment::<U, true>(data, 0..split, start, mask, width, 0, &mut rows) };
+    let row = unsafe { segment::<B, true>(src, 0..split, start, width, 0, &mut rows) };
     // SAFETY: as above, with masked stores.
-    let row =
-        unsafe { segment::<U, false>(data, split..data.len(), start, mask, width, row, &mut rows) };
+    let row = unsafe { segment::<B, false>(src, split..src.len(), start, width, row, &mut rows) };
     Some(row as u64)
 }
 
-/// The rows of the elements `seg` of the part `part` (whose elements are `start ..` of lines
+/// The rows of the elements `seg` of the part `src` (whose elements are `start ..` of lines
 /// of `width`), from row `row` on, as [`one_pass`] writes them, each 16 by `rows(line, at, x,
 /// n, PLAIN)`; returns the rows written so far. (The whole part, not only the segment: a
 /// line's last elements are read with the 64 after them wherever those are in the part, and
-/// only the part's end is copied first; copies at the segment's end cost the smallest inputs
-/// up to a third of their time.)
+/// only the part's end is read apart ([`Bits::last_bits`]); copies at the segment's end cost
+/// the smallest inputs up to a third of their time.)
 ///
 /// # Safety
 /// As for [`one_pass`]; `row` is the number of rows of the part's elements before `seg`; with
 /// `PLAIN`, at least 15 rows of the part follow those of `seg`.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
-unsafe fn segment<U: OnePassWord, const PLAIN: bool>(
-    part: &[U],
+unsafe fn segment<B: Bits, const PLAIN: bool>(
+    src: B,
     seg: core::ops::Range<usize>,
     start: usize,
-    mask: U,
     width: usize,
     mut row: usize,
     rows: &mut impl FnMut(__m512i, usize, __m512i, u32, bool),
 ) -> usize {
-    let (from, data, start) = (seg.start, &part[seg.clone()], start + seg.start);
-    if data.is_empty() {
+    let (from, len, start) = (seg.start, seg.len(), start + seg.start);
+    if len == 0 {
         return row;
     }
-    // The rows of `$n` lines of `$len` elements of the part from its element `$at`, the first
-    // being line `$r` from position `$c0` (the others from `$r + 1` on, from position 0): per
-    // 64 elements a bitmask, and per 16 of its set bits `rows(line, row, x, count, PLAIN)`.
-    // (A macro: as a function, called for a part's three kinds of lines, it cost 15-20% of
-    // the time.)
+    let part_len = src.len();
+    // The rows of `$n` lines of `$len` elements of the part from its element `from + $at`, the
+    // first being line `$r` from position `$c0` (the others from `$r + 1` on, from position
+    // 0): per 64 elements a bitmask, and per 16 of its set bits `rows(line, row, x, count,
+    // PLAIN)`. (A macro: as a function, called for a part's three kinds of lines, it cost
+    // 15-20% of the time.)
     macro_rules! lines {
         ($at:expr, $n:expr, $len:expr, $r:expr, $c0:expr) => {{
             let (blocks, tail) = ($len / 64, $len % 64);
-            for (k, line) in data[$at..$at + $n * $len].chunks_exact($len).enumerate() {
+            for k in 0..$n {
                 let t = _mm512_set1_epi32(($r + k) as i32);
                 // The rows of the 64 elements from position `c` of the line: bit i of `bits` set
                 // for each nonzero one; their positions gathered by one byte compress, 16 rows
@@ -157,41 +266,33 @@ unsafe fn segment<U: OnePassWord, const PLAIN: bool>(
                     }
                     row += count;
                 };
-                let p = line.as_ptr();
                 // The line's first element in the part.
                 let first = from + $at + k * $len;
                 for b in 0..blocks {
-                    // SAFETY: elements 64b .. 64b + 64 of the line are in it.
-                    let bits = unsafe { U::mask64(p.add(64 * b), u64::MAX, mask) };
+                    // SAFETY: elements 64b .. 64b + 64 of the line are in the part.
+                    let bits = unsafe { src.bits(first + 64 * b, u64::MAX) };
                     put(bits, $c0 + 64 * b);
                 }
                 if tail > 0 {
-                    let lanes = (1u64 << tail) - 1;
-                    let bits = if first + 64 * blocks + 64 <= part.len() {
-                        // 64 elements from the line's tail are still in the part (in every line
-                        // but the last): read whole, those past the line left out.
-                        // SAFETY: the 64 elements are in the part (a pointer from the part,
-                        // not from the line, which they pass).
-                        unsafe { U::mask64(part.as_ptr().add(first + 64 * blocks), lanes, mask) }
+                    let (at, lanes) = (first + 64 * blocks, (1u64 << tail) - 1);
+                    // 64 elements from the line's tail still in the part (in every line but
+                    // the last) are read whole, those past the line left out.
+                    let bits = if at + 64 <= part_len {
+                        // SAFETY: the 64 elements are in the part.
+                        unsafe { src.bits(at, lanes) }
                     } else {
-                        // The part's last elements, from a copy: a masked load whose lanes left
-                        // out reach a page the process may not touch (a buffer that ends at a
-                        // page) took about 150 ns on AMD Zen 5, as long as the whole pass on a
-                        // thousand elements.
-                        let mut last = [U::default(); 64];
-                        last[..tail].copy_from_slice(&line[64 * blocks..]);
-                        // SAFETY: `last` holds 64 elements.
-                        unsafe { U::mask64(last.as_ptr(), lanes, mask) }
+                        // SAFETY: `at` is in the part (the line's tail is).
+                        unsafe { src.last_bits(at, lanes) }
                     };
                     put(bits, $c0 + 64 * blocks);
                 }
             }
         }};
     }
-    if start == 0 && data.len().is_multiple_of(width) {
+    if start == 0 && len.is_multiple_of(width) {
         // Whole lines from the first (the whole input, on one thread), with the constants
         // spelled out: the general form below cost this case 3-6% (UINT8 from 2^12 to 2^16).
-        lines!(0, data.len() / width, width, 0, 0);
+        lines!(0, len / width, width, 0, 0);
         return row;
     }
     // The part's first line from the position of its first element, if that is not 0; then
@@ -199,15 +300,15 @@ unsafe fn segment<U: OnePassWord, const PLAIN: bool>(
     let (mut r, c0) = (start / width, start % width);
     let mut at = 0;
     if c0 != 0 {
-        at = (width - c0).min(data.len());
+        at = (width - c0).min(len);
         lines!(0, 1, at, r, c0);
         r += 1;
     }
-    let whole = (data.len() - at) / width;
+    let whole = (len - at) / width;
     lines!(at, whole, width, r, 0);
     at += whole * width;
-    if at < data.len() {
-        lines!(at, 1, data.len() - at, r + whole, 0);
+    if at < len {
+        lines!(at, 1, len - at, r + whole, 0);
     }
     row
 }
@@ -297,14 +398,13 @@ fn row_masks(n: u32, lanes: u16) -> (u16, u16) {
 ///
 /// # Safety
 /// The CPU has AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT. `out` is the first element of a
-/// packed coordinates output of two columns with room for `data.len()` rows, of which no other
+/// packed coordinates output of two columns with room for `src.len()` rows, of which no other
 /// thread accesses the part's (its count from `out`) while this runs.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
-pub(super) unsafe fn one_pass_packed<U: OnePassWord>(
+pub(super) unsafe fn one_pass_packed<B: Bits>(
     out: *mut u32,
-    data: &[U],
+    src: B,
     start: usize,
-    mask: U,
     width: usize,
 ) -> Option<u64> {
     // Lane 2i takes the line's index (lane 0 of the first table), lane 2i + 1 position i
@@ -314,7 +414,7 @@ pub(super) unsafe fn one_pass_packed<U: OnePassWord>(
     let rows = |t: __m512i, at: usize, x: __m512i, n: u32, plain: bool| {
         let (m0, m1) = row_masks(n, 0b11);
         // SAFETY: rows at .. at + n are rows of the output (one per nonzero element so far, at
-        // most `data.len()`), ours; the masks cover only them (a masked store writes no other
+        // most `src.len()`), ours; the masks cover only them (a masked store writes no other
         // byte and does not fault on the others); with `plain`, rows at .. at + 16 are all
         // rows of the part's count, ours (`one_pass`). A prefetch never faults.
         unsafe {
@@ -339,23 +439,22 @@ pub(super) unsafe fn one_pass_packed<U: OnePassWord>(
         }
     };
     // SAFETY: this function has the features; the rows are the output's (caller).
-    unsafe { one_pass(data, start, mask, width, rows) }
+    unsafe { one_pass(src, start, width, rows) }
 }
 
 /// [`one_pass`] into ONNX Runtime's layout: row r's column c at element `2 r + cs × c` (the low
 /// halves of an int64 `[2, M]` tensor); the odd elements, the high halves, are not touched.
 ///
 /// # Safety
-/// As for [`one_pass_packed`], with that layout: every element `2 r + cs × c` of `data.len()`
+/// As for [`one_pass_packed`], with that layout: every element `2 r + cs × c` of `src.len()`
 /// rows is in the output, no two of them are one, and no other thread accesses those of the
 /// part's rows (its count from `out`) while this runs.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
-pub(super) unsafe fn one_pass_pairs<U: OnePassWord>(
+pub(super) unsafe fn one_pass_pairs<B: Bits>(
     out: *mut u32,
     cs: usize,
-    data: &[U],
+    src: B,
     start: usize,
-    mask: U,
     width: usize,
 ) -> Option<u64> {
     // Lanes 2i and 2i + 1 of vector h take position 8h + i of the compressed ones.
@@ -367,7 +466,7 @@ pub(super) unsafe fn one_pass_pairs<U: OnePassWord>(
     let rows = |t: __m512i, at: usize, x: __m512i, n: u32, _plain: bool| {
         let (m0, m1) = row_masks(n, 0b01);
         // SAFETY: rows at .. at + n are rows of the output (one per nonzero element so far, at
-        // most `data.len()`), ours; the masks cover only their even elements 2r + cs × c (a
+        // most `src.len()`), ours; the masks cover only their even elements 2r + cs × c (a
         // masked store writes no other byte and does not fault on the others). A prefetch
         // never faults.
         unsafe {
@@ -387,7 +486,7 @@ pub(super) unsafe fn one_pass_pairs<U: OnePassWord>(
         }
     };
     // SAFETY: this function has the features; the rows are the output's (caller).
-    unsafe { one_pass(data, start, mask, width, rows) }
+    unsafe { one_pass(src, start, width, rows) }
 }
 
 /// [`one_pass`] into one UINT32 column (a 1-D input: the position is the coordinate), rows
@@ -396,16 +495,15 @@ pub(super) unsafe fn one_pass_pairs<U: OnePassWord>(
 ///
 /// # Safety
 /// The CPU has AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT. `out` is the first element of the
-/// coordinates output, whose elements `stride × r` for the first `data.len()` rows r are in it,
+/// coordinates output, whose elements `stride × r` for the first `src.len()` rows r are in it,
 /// and no other thread accesses those of the part's rows (its count from `out`) while this
 /// runs; `stride` is 1 or 2.
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
-pub(super) unsafe fn one_pass_column<U: OnePassWord>(
+pub(super) unsafe fn one_pass_column<B: Bits>(
     out: *mut u32,
     stride: usize,
-    data: &[U],
+    src: B,
     start: usize,
-    mask: U,
 ) -> Option<u64> {
     let spread = [
         _mm512_set_epi32(7, 7, 6, 6, 5, 5, 4, 4, 3, 3, 2, 2, 1, 1, 0, 0),
@@ -413,7 +511,7 @@ pub(super) unsafe fn one_pass_column<U: OnePassWord>(
     ];
     let rows = |_: __m512i, at: usize, x: __m512i, n: u32, plain: bool| {
         // SAFETY: rows at .. at + n are rows of the output (one per nonzero element so far, at
-        // most `data.len()`), ours; the masks cover only their elements (a masked store writes
+        // most `src.len()`), ours; the masks cover only their elements (a masked store writes
         // no other byte and does not fault on the others); with `plain`, rows at .. at + 16 are
         // all rows of the part's count, ours (`one_pass`). A prefetch never faults.
         unsafe {
@@ -439,7 +537,7 @@ pub(super) unsafe fn one_pass_column<U: OnePassWord>(
         }
     };
     // SAFETY: this function has the features; the rows are the output's (caller); one line.
-    unsafe { one_pass(data, start, mask, usize::MAX, rows) }
+    unsafe { one_pass(src, start, usize::MAX, rows) }
 }
 
 #[cfg(test)]
@@ -458,11 +556,23 @@ mod tests {
 
     const CANARY: u32 = 0xCDCD_CDCD;
 
+    /// A part's bitmask as its count keeps it, and its set bits.
+    fn kept(set: &[bool]) -> (Vec<u64>, u64) {
+        let mut words = vec![0u64; set.len().div_ceil(64)];
+        for (i, _) in set.iter().enumerate().filter(|(_, &x)| x) {
+            words[i / 64] |= 1 << (i % 64);
+        }
+        (words, set.iter().filter(|&&x| x).count() as u64)
+    }
+
     /// Runs the packed and the one-column pass over `data` (elements `start ..` of lines of
-    /// `width`; `set` says which are nonzero under `mask`), each whole and as two parts split
-    /// at `cut` (a multiple of 64, the second part written first; 0: not cut), into outputs
-    /// that start as canaries, and checks every row against a plain loop and that no row from
-    /// the count on was written.
+    /// `width`; `set` says which are nonzero under `mask`), each from the input and from the
+    /// part's kept bitmask, whole and as two parts split at `cut` (a multiple of 64, the
+    /// second part written first; 0: not cut), into outputs that start as canaries, and checks
+    /// every row against a plain loop and that no row from the count on was written. (From the
+    /// input the pass runs where its sample is dense enough, which the data is made to be; from
+    /// the bitmask where the whole part is, which the check works out.) Returns whether the
+    /// whole part was written from its bitmask.
     fn check<U: OnePassWord>(
         data: &[U],
         mask: U,
@@ -471,56 +581,130 @@ mod tests {
         width: usize,
         cut: usize,
         what: &str,
-    ) {
+    ) -> bool {
         let mut pairs = vec![];
         let mut column = vec![];
-        for (i, _) in data.iter().enumerate().filter(|(_, x)| set(x)) {
+        let set: Vec<bool> = data.iter().map(&set).collect();
+        for (i, _) in set.iter().enumerate().filter(|(_, &x)| x) {
             let e = start + i;
             pairs.extend([(e / width) as u32, (e % width) as u32]);
             column.push(e as u32);
         }
         let rows = column.len();
-        let first = data[..cut].iter().filter(|x| set(x)).count();
-        // The passes run only where the sample is dense enough: the data is made so.
-        let mut out = vec![CANARY; 2 * data.len() + 32];
-        // SAFETY: the CPU has the features (checked by the caller); `out` has room for
-        // `data.len()` rows of two columns; one thread.
-        let got = unsafe { one_pass_packed(out.as_mut_ptr(), data, start, mask, width) };
-        assert_eq!(got, Some(rows as u64), "{what}: packed count");
-        assert_eq!(&out[..2 * rows], &pairs[..], "{what}: packed rows");
-        assert!(
-            out[2 * rows..].iter().all(|&x| x == CANARY),
-            "{what}: packed, a row from the count on was written"
-        );
-        if cut > 0 {
-            // Two parts, as the parallel path writes them: the second from row `first`.
-            let mut out = vec![CANARY; 2 * data.len() + 32];
-            // SAFETY: as above; the second part's rows start at row `first`.
-            let (b, a) = unsafe {
-                let p = out.as_mut_ptr();
-                let b = one_pass_packed(p.add(2 * first), &data[cut..], start + cut, mask, width);
-                (b, one_pass_packed(p, &data[..cut], start, mask, width))
+        let first = set[..cut].iter().filter(|&&x| x).count();
+        // What the pass over elements `r` of the part returns from each source.
+        let dense = |r: core::ops::Range<usize>| {
+            let n = set[r.clone()].iter().filter(|&&x| x).count();
+            (n * 64 >= crate::op::simd::dispatch::COMPRESS_BITS * r.len()).then_some(n as u64)
+        };
+        let (whole_words, whole_count) = kept(&set);
+        let (a_words, a_count) = kept(&set[..cut]);
+        let (b_words, b_count) = kept(&set[cut..]);
+        let mut from_bitmask = false;
+        for from_words in [false, true] {
+            let what = format!("{what}, {}", if from_words { "words" } else { "input" });
+            let expect = |r: core::ops::Range<usize>| {
+                if from_words {
+                    dense(r)
+                } else {
+                    Some(set[r].iter().filter(|&&x| x).count() as u64)
+                }
             };
+            let mut out = vec![CANARY; 2 * data.len() + 32];
+            // SAFETY: the CPU has the features (checked by the caller); `out` has room for
+            // `data.len()` rows of two columns; one thread.
+            let got = unsafe {
+                let p = out.as_mut_ptr();
+                if from_words {
+                    let w = Words {
+                        words: &whole_words,
+                        len: data.len(),
+                        count: whole_count,
+                    };
+                    one_pass_packed(p, w, start, width)
+                } else {
+                    one_pass_packed(p, Elements { data, mask }, start, width)
+                }
+            };
+            let expected = expect(0..data.len());
+            assert_eq!(got, expected, "{what}: packed count");
+            from_bitmask |= from_words && got.is_some();
+            let written = if got.is_some() { rows } else { 0 };
             assert_eq!(
-                a.zip(b),
-                Some((first as u64, (rows - first) as u64)),
-                "{what}: parts"
+                &out[..2 * written],
+                &pairs[..2 * written],
+                "{what}: packed rows"
             );
-            assert_eq!(&out[..2 * rows], &pairs[..], "{what}: rows of two parts");
             assert!(
-                out[2 * rows..].iter().all(|&x| x == CANARY),
-                "{what}: two parts, a row from the count on was written"
+                out[2 * written..].iter().all(|&x| x == CANARY),
+                "{what}: packed, a row from the count on was written"
+            );
+            if cut > 0 && expect(0..cut).is_some() && expect(cut..data.len()).is_some() {
+                // Two parts, as the parallel path writes them: the second from row `first`.
+                let mut out = vec![CANARY; 2 * data.len() + 32];
+                // SAFETY: as above; the second part's rows start at row `first`.
+                let (b, a) = unsafe {
+                    let p = out.as_mut_ptr();
+                    if from_words {
+                        let wa = Words {
+                            words: &a_words,
+                            len: cut,
+                            count: a_count,
+                        };
+                        let wb = Words {
+                            words: &b_words,
+                            len: data.len() - cut,
+                            count: b_count,
+                        };
+                        let b = one_pass_packed(p.add(2 * first), wb, start + cut, width);
+                        (b, one_pass_packed(p, wa, start, width))
+                    } else {
+                        let ea = Elements {
+                            data: &data[..cut],
+                            mask,
+                        };
+                        let eb = Elements {
+                            data: &data[cut..],
+                            mask,
+                        };
+                        let b = one_pass_packed(p.add(2 * first), eb, start + cut, width);
+                        (b, one_pass_packed(p, ea, start, width))
+                    }
+                };
+                assert_eq!(
+                    a.zip(b),
+                    Some((first as u64, (rows - first) as u64)),
+                    "{what}: parts"
+                );
+                assert_eq!(&out[..2 * rows], &pairs[..], "{what}: rows of two parts");
+                assert!(
+                    out[2 * rows..].iter().all(|&x| x == CANARY),
+                    "{what}: two parts, a row from the count on was written"
+                );
+            }
+            let mut out = vec![CANARY; data.len() + 16];
+            // SAFETY: as above, one column.
+            let got = unsafe {
+                let p = out.as_mut_ptr();
+                if from_words {
+                    let w = Words {
+                        words: &whole_words,
+                        len: data.len(),
+                        count: whole_count,
+                    };
+                    one_pass_column(p, 1, w, start)
+                } else {
+                    one_pass_column(p, 1, Elements { data, mask }, start)
+                }
+            };
+            assert_eq!(got, expected, "{what}: column count");
+            assert_eq!(&out[..written], &column[..written], "{what}: column rows");
+            assert!(
+                out[written..].iter().all(|&x| x == CANARY),
+                "{what}: column, a row from the count on was written"
             );
         }
-        let mut out = vec![CANARY; data.len() + 16];
-        // SAFETY: as above, one column.
-        let got = unsafe { one_pass_column(out.as_mut_ptr(), 1, data, start, mask) };
-        assert_eq!(got, Some(rows as u64), "{what}: column count");
-        assert_eq!(&out[..rows], &column[..], "{what}: column rows");
-        assert!(
-            out[rows..].iter().all(|&x| x == CANARY),
-            "{what}: column, a row from the count on was written"
-        );
+        from_bitmask
     }
 
     /// Parts whose 64 elements before the last ones have 1 to 64 nonzero elements (up to 15
@@ -528,7 +712,8 @@ mod tests {
     /// blocks (or in the elements past the last whole 64, which `plain_end` does not count):
     /// the rows are right and none from the count on is written, whether plain stores reach
     /// the last row exactly or would pass it by one; UINT8, UINT16 and FLOAT32 (whose -0.0 is
-    /// zero), in lines of 16 elements and more, from element 0 and from others.
+    /// zero), in lines of 16 elements and more, from element 0 and from others; each from the
+    /// input and from the part's bitmask (lines that start anywhere in a word).
     #[test]
     fn plain_stores_end_within_the_count() {
         if !has_features() {
@@ -544,6 +729,7 @@ mod tests {
         // A value in lo .. hi.
         let mut range =
             |lo: usize, hi: usize| lo + (xorshift(&mut state) % (hi - lo) as u64) as usize;
+        let mut from_bitmask = 0;
         for case in 0..1500 {
             let len = range(SAMPLE + 128, 3000);
             // Which elements are nonzero: a dense sample (so that the one pass runs), then
@@ -558,6 +744,14 @@ mod tests {
             let c = [1, 17, 33, 49, 64, range(1, 65)][range(0, 6)];
             for _ in 0..c {
                 set[range(block, block + 64)] = true;
+            }
+            // In every other case, elements between the sample and the block nonzero at a
+            // density of 1/4, so that most such parts are dense enough for the pass from
+            // their bitmask too.
+            if range(0, 2) == 0 {
+                for x in &mut set[SAMPLE..block] {
+                    *x = range(0, 4) == 0;
+                }
             }
             let k = [14, 15, 16, range(0, 41)][range(0, 4)];
             let from = if range(0, 8) == 0 && len % 64 != 0 {
@@ -594,7 +788,7 @@ mod tests {
                 .iter()
                 .map(|&x| u8::from(x) * range(1, 256) as u8)
                 .collect();
-            check(
+            from_bitmask += usize::from(check(
                 &u8s,
                 0xFF,
                 |&x| x != 0,
@@ -602,12 +796,12 @@ mod tests {
                 width,
                 cut,
                 &format!("{what}, u8"),
-            );
+            ));
             let u16s: Vec<u16> = set
                 .iter()
                 .map(|&x| u16::from(x) * range(1, 65536) as u16)
                 .collect();
-            check(
+            from_bitmask += usize::from(check(
                 &u16s,
                 0xFFFF,
                 |&x| x != 0,
@@ -615,7 +809,7 @@ mod tests {
                 width,
                 cut,
                 &format!("{what}, u16"),
-            );
+            ));
             // FLOAT32 bits: zero elements as 0.0 or -0.0, nonzero ones with any sign.
             let f32s: Vec<u32> = set
                 .iter()
@@ -625,7 +819,7 @@ mod tests {
                 })
                 .collect();
             let mask = 0x7FFF_FFFF;
-            check(
+            from_bitmask += usize::from(check(
                 &f32s,
                 mask,
                 |&x| x & mask != 0,
@@ -633,7 +827,12 @@ mod tests {
                 width,
                 cut,
                 &format!("{what}, f32"),
-            );
+            ));
         }
+        // Passes from the bitmask ran in a good share of the cases (each case runs three).
+        assert!(
+            from_bitmask >= 1500,
+            "seed {seed}: only {from_bitmask} of 4500 parts written from their bitmask"
+        );
     }
 }

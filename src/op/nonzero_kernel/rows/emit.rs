@@ -6,6 +6,8 @@ use super::avx2::{walk_avx2, walk_dense};
 use super::{Emit, Rows, Sharing};
 use crate::op::kind::OpKind;
 use crate::op::nonzero_kernel::cursor::Coord;
+#[cfg(target_arch = "x86_64")]
+use crate::op::nonzero_kernel::one_pass::{Bits, Elements, Words};
 use crate::op::nonzero_kernel::source::Packed;
 #[cfg(target_arch = "x86_64")]
 use crate::op::nonzero_kernel::{compress, one_pass};
@@ -30,13 +32,43 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_,
             // POPCNT.
             return unsafe {
                 match input {
-                    Packed::U8(d, m) => self.one_pass_avx512(d, start, first_row, m),
-                    Packed::U16(d, m) => self.one_pass_avx512(d, start, first_row, m),
-                    Packed::U32(d, m) => self.one_pass_avx512(d, start, first_row, m),
+                    Packed::U8(data, mask) => {
+                        self.one_pass_avx512(Elements { data, mask }, start, first_row)
+                    }
+                    Packed::U16(data, mask) => {
+                        self.one_pass_avx512(Elements { data, mask }, start, first_row)
+                    }
+                    Packed::U32(data, mask) => {
+                        self.one_pass_avx512(Elements { data, mask }, start, first_row)
+                    }
                 }
             };
         }
         let _ = (input, start, first_row);
+        None
+    }
+
+    unsafe fn one_pass_words(
+        &self,
+        words: &[u64],
+        len: u64,
+        start: u64,
+        first_row: u64,
+        count: u64,
+    ) -> Option<u64> {
+        #[cfg(target_arch = "x86_64")]
+        if self.isa.has_avx512() && !O::WIDE {
+            let len = usize::try_from(len).ok()?;
+            if words.len() != len.div_ceil(64) {
+                return None;
+            }
+            let src = Words { words, len, count };
+            // SAFETY: forwarded contract (`count` set bits in `words`, none past `len`: the
+            // rows are one per set bit); the level allows AVX-512 F, BW, VL and VBMI2, BMI2 and
+            // POPCNT.
+            return unsafe { self.one_pass_avx512(src, start, first_row) };
+        }
+        let _ = (words, len, start, first_row, count);
         None
     }
 
@@ -153,13 +185,7 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Rows<'_, O, N, PA
     /// As for [`Emit::one_pass`]; the CPU has AVX-512 F, BW, VL and VBMI2, BMI2 and POPCNT, and
     /// the coordinates are UINT32.
     #[cfg(target_arch = "x86_64")]
-    unsafe fn one_pass_avx512<U: one_pass::OnePassWord>(
-        &self,
-        data: &[U],
-        start: u64,
-        first_row: u64,
-        mask: U,
-    ) -> Option<u64> {
+    unsafe fn one_pass_avx512<B: Bits>(&self, src: B, start: u64, first_row: u64) -> Option<u64> {
         let out = self.out.as_ptr().cast::<u32>();
         let width = self.geo.width as usize;
         let (start, first_row) = (
@@ -167,8 +193,8 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Rows<'_, O, N, PA
             usize::try_from(first_row).ok()?,
         );
         // At most a row per element of the part, from its first: rows below `rows`.
-        let rows = first_row.checked_add(data.len())?;
-        if data.is_empty() {
+        let rows = first_row.checked_add(src.len())?;
+        if src.len() == 0 {
             return None;
         }
         if N == 1 && self.geo.width >= COMPRESS_MIN_WIDTH {
@@ -182,13 +208,7 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Rows<'_, O, N, PA
                 // (checked), the part's rows from `first_row` are accessed by no other thread
                 // (caller).
                 return unsafe {
-                    one_pass::one_pass_column(
-                        out.add(stride * first_row),
-                        stride,
-                        data,
-                        start,
-                        mask,
-                    )
+                    one_pass::one_pass_column(out.add(stride * first_row), stride, src, start)
                 };
             }
         }
@@ -199,7 +219,7 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Rows<'_, O, N, PA
                 // SAFETY: the output is packed with room for the rows below `rows` (checked),
                 // and the part's rows are accessed by no other thread (caller).
                 return unsafe {
-                    one_pass::one_pass_packed(out.add(2 * first_row), data, start, mask, width)
+                    one_pass::one_pass_packed(out.add(2 * first_row), src, start, width)
                 };
             }
             // The last row's second column.
@@ -215,14 +235,7 @@ impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Rows<'_, O, N, PA
                 // element 2 (rows - 1) + cs, is in the output (checked), and the layout is
                 // proven disjoint.
                 return unsafe {
-                    one_pass::one_pass_pairs(
-                        out.add(2 * first_row),
-                        self.cs,
-                        data,
-                        start,
-                        mask,
-                        width,
-                    )
+                    one_pass::one_pass_pairs(out.add(2 * first_row), self.cs, src, start, width)
                 };
             }
         }

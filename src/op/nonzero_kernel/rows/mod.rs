@@ -40,6 +40,28 @@ pub(super) trait Emit {
         let _ = (input, start, first_row);
         None
     }
+
+    /// Writes the rows of a part from the bitmask its count kept (`words`: bit i of word w is
+    /// element `start + 64 w + i`, of `len` elements; `count` set bits) in the form of
+    /// [`Emit::one_pass`], from row `first_row` on, and returns `count`, when this writer has
+    /// that form for the output and the part is dense enough for it; `None`, having written
+    /// nothing, otherwise (then [`Emit::emit`] writes them).
+    ///
+    /// # Safety
+    /// `count` is the number of set bits in `words`, none of them past `len`; `first_row` is
+    /// the number of nonzero elements before `start`; no other thread may write the rows
+    /// `first_row .. first_row + count` while this call runs.
+    unsafe fn one_pass_words(
+        &self,
+        words: &[u64],
+        len: u64,
+        start: u64,
+        first_row: u64,
+        count: u64,
+    ) -> Option<u64> {
+        let _ = (words, len, start, first_row, count);
+        None
+    }
 }
 
 /// A row writer as the scheduler gets it: one that only this thread may use, or one that the
