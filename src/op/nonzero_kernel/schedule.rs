@@ -532,9 +532,18 @@ unsafe fn serial_range<U: Word>(
 ) -> u64 {
     let mut row = first_row;
     masked_steps(src, start, end, words, |at, words, count| {
-        // SAFETY: `count` is the words' set bits (masking them returned it); these rows are
-        // the caller's to write.
-        unsafe { rows.emit(words, at, row, count) };
+        let len = words.len() as u64 * 64;
+        // SAFETY: `count` is the words' set bits (masking them returned it), none past the
+        // step's elements; these rows are the caller's to write. Dense steps in one pass from
+        // their words, the others by the walks.
+        unsafe {
+            if rows
+                .one_pass_words(words, len.min(end - at), at, row, count)
+                .is_none()
+            {
+                rows.emit(words, at, row, count);
+            }
+        }
         row += count;
     })
 }
