@@ -233,8 +233,8 @@ impl Split {
 /// [`with_kept`]) and publishes the count, adds up the counts of the parts before it (looking
 /// back from its predecessor until a part whose prefix is known: parts are claimed in order,
 /// so those before it are counted or being counted), publishes its own prefix and writes its
-/// rows from there: in one pass over its input, still in the cache, where the writer has one,
-/// else from its bitmask. No part waits for another's rows, only for the counts before its own.
+/// rows from there ([`write_part`]: from its bitmask, or in one pass over its input, still in
+/// the cache). No part waits for another's rows, only for the counts before its own.
 fn parallel<U: Word>(
     src: &Source<'_, U>,
     rows: &(dyn Emit + Sync),
@@ -279,9 +279,9 @@ fn parallel<U: Word>(
 
 /// The parallel path for inputs of at most [`slots_max`] bytes per thread, in one trip through
 /// the workers with the parts in a slot of consecutive parts per thread ([`Slots`]): each
-/// thread counts its slot's parts (into their bitmasks, kept on its thread), then writes them,
-/// reading their input again from its own cache (or their bitmasks, where the writer has no one
-/// pass), and finds the same parts there at the next execution (parts claimed in order go to
+/// thread counts its slot's parts (into their bitmasks, kept on its thread), then writes them
+/// from those bitmasks or from their input, in its own cache ([`write_part`]), and finds the
+/// same parts there at the next execution (parts claimed in order go to
 /// whichever thread comes first, and meet their data in another core's cache). Larger inputs
 /// take [`parallel`]: a thread's parts would no longer be in its cache when it writes them.
 fn parallel_slots<U: Word>(
@@ -382,12 +382,19 @@ fn count_part<U: Word>(
     counted.map_err(|p| keep_first(panic, p)).ok()
 }
 
-/// Writes the `n` rows of elements `start .. end` from row `first`: in one pass over the input
-/// where the writer has one, else from the part's bitmask `words` where its count kept them,
-/// else masked again and walked (a panic is kept in `panic`). (Where there is a one pass, the
-/// walk of the kept words did not beat it by much: on 2 vCPUs of a Zen 5, 2^18 and 2^20
-/// elements on two threads, they tied at densities 0.01 and 0.03, FLOAT32 at 0.1 took 0.92×
-/// the one pass's time from the words, and UINT8 at 0.1 1.45×.)
+/// Writes the `n` rows of elements `start .. end` from row `first`, a panic kept in `panic`:
+/// - where its count kept the part's bitmask `words`, from them: in the form of the one pass
+///   where the writer has it and the part is dense enough ([`Emit::one_pass_words`]), else by
+///   the walks ([`Emit::emit`]); but a packed input of 8 or 16 bits in one pass over the input
+///   (below);
+/// - else in one pass over a packed input, where the writer has it;
+/// - else masked again and walked.
+///
+/// (On 2 vCPUs of a Zen 5, 2^18 and 2^20 elements on two threads, the walks of the kept words
+/// tied with the one pass over the input at densities 0.01 and 0.03; at 0.1, FLOAT32 took 0.92×
+/// its time and UINT8 1.45×. The one pass's form over the words, on two threads of a Zen 4:
+/// FLOAT32 at 0.5 0.61-0.87× the time of the one pass over the input from 2^14 to 2^21
+/// elements, UINT8 at 0.1 1.05-1.1×.)
 ///
 /// # Safety
 /// `n` is the count of nonzero elements in `start .. end`, `first` the count before `start`,
