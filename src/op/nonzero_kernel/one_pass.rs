@@ -250,7 +250,10 @@ unsafe fn segment<B: Bits, const PLAIN: bool>(
         ($at:expr, $n:expr, $len:expr, $r:expr, $c0:expr) => {{
             let (blocks, tail) = ($len / 64, $len % 64);
             // The lines are in the part (the reads below are not checked one by one).
-            assert!(from + $at + $n * $len <= part_len, "one pass: lines past the part");
+            assert!(
+                from + $at + $n * $len <= part_len,
+                "one pass: lines past the part"
+            );
             for k in 0..$n {
                 let t = _mm512_set1_epi32(($r + k) as i32);
                 // The rows of the 64 elements from position `c` of the line: bit i of `bits` set

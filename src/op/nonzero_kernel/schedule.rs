@@ -415,11 +415,9 @@ unsafe fn write_part<U: Word>(
         return;
     }
     let wrote = catch_unwind(AssertUnwindSafe(|| {
-        // In one pass from the part's bitmask where its count kept one, but for packed inputs
-        // of 8 or 16 bits, whose one pass over the input costs no more: the compare of 64
-        // such elements is one or two instructions, and the bitmask's stay out of the
-        // vector units. (Two threads of an AMD Zen 4: FLOAT32 at density 0.5 took 0.8-0.9x
-        // the time of the one pass over the input, UINT8 at 0.1 1.05-1.1x.)
+        // From the part's bitmask where its count kept one, but for packed inputs of 8 or 16
+        // bits: their compare of 64 elements is one or two instructions, which reading the
+        // words did not beat (see above).
         let packed = src.packed().filter(|_| U::SIZE <= 2 || words.is_none());
         let done = match (packed, words) {
             // SAFETY: the caller's promise; the writer is shared only over a layout proven
