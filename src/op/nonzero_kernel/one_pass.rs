@@ -602,9 +602,33 @@ mod tests {
             let n = set[r.clone()].iter().filter(|&&x| x).count();
             (n * 64 >= crate::op::simd::dispatch::COMPRESS_BITS * r.len()).then_some(n as u64)
         };
+        // Each part as each source.
         let (whole_words, whole_count) = kept(&set);
         let (a_words, a_count) = kept(&set[..cut]);
         let (b_words, b_count) = kept(&set[cut..]);
+        let whole_w = Words {
+            words: &whole_words,
+            len: data.len(),
+            count: whole_count,
+        };
+        let (wa, wb) = (
+            Words {
+                words: &a_words,
+                len: cut,
+                count: a_count,
+            },
+            Words {
+                words: &b_words,
+                len: data.len() - cut,
+                count: b_count,
+            },
+        );
+        let elements = |data| Elements { data, mask };
+        let (whole_e, ea, eb) = (
+            elements(data),
+            elements(&data[..cut]),
+            elements(&data[cut..]),
+        );
         let mut from_bitmask = false;
         for from_words in [false, true] {
             let what = format!("{what}, {}", if from_words { "words" } else { "input" });
@@ -621,14 +645,9 @@ mod tests {
             let got = unsafe {
                 let p = out.as_mut_ptr();
                 if from_words {
-                    let w = Words {
-                        words: &whole_words,
-                        len: data.len(),
-                        count: whole_count,
-                    };
-                    one_pass_packed(p, w, start, width)
+                    one_pass_packed(p, whole_w, start, width)
                 } else {
-                    one_pass_packed(p, Elements { data, mask }, start, width)
+                    one_pass_packed(p, whole_e, start, width)
                 }
             };
             let expected = expect(0..data.len());
@@ -651,27 +670,9 @@ mod tests {
                 let (b, a) = unsafe {
                     let p = out.as_mut_ptr();
                     if from_words {
-                        let wa = Words {
-                            words: &a_words,
-                            len: cut,
-                            count: a_count,
-                        };
-                        let wb = Words {
-                            words: &b_words,
-                            len: data.len() - cut,
-                            count: b_count,
-                        };
                         let b = one_pass_packed(p.add(2 * first), wb, start + cut, width);
                         (b, one_pass_packed(p, wa, start, width))
                     } else {
-                        let ea = Elements {
-                            data: &data[..cut],
-                            mask,
-                        };
-                        let eb = Elements {
-                            data: &data[cut..],
-                            mask,
-                        };
                         let b = one_pass_packed(p.add(2 * first), eb, start + cut, width);
                         (b, one_pass_packed(p, ea, start, width))
                     }
@@ -692,14 +693,9 @@ mod tests {
             let got = unsafe {
                 let p = out.as_mut_ptr();
                 if from_words {
-                    let w = Words {
-                        words: &whole_words,
-                        len: data.len(),
-                        count: whole_count,
-                    };
-                    one_pass_column(p, 1, w, start)
+                    one_pass_column(p, 1, whole_w, start)
                 } else {
-                    one_pass_column(p, 1, Elements { data, mask }, start)
+                    one_pass_column(p, 1, whole_e, start)
                 }
             };
             assert_eq!(got, expected, "{what}: column count");
