@@ -27,9 +27,12 @@
 //!
 //! The window shrinks under contention, when more threads want to run than there are cores: a
 //! worker that finds it was descheduled while it waited (the clock jumped between two of its
-//! checks), or that runs on a pool with more threads than the process may use cores, leaves at once
-//! and marks the team contended for [`CONTENDED_NS`] (5 ms), during which workers leave as soon as
-//! no part is left to claim, and the waits yield the core. A part claimed by a worker that is then
+//! checks) leaves at once and marks the team contended for [`CONTENDED_NS`] (5 ms), during
+//! which workers leave as soon as no part is left to claim, and the waits yield the core; so
+//! does a team with more threads on it (the caller and the workers called) than the process
+//! may use cores. (A pool of more threads than cores is not contended as such: its executions
+//! call no more workers than the cores, [`crate::op::cost::parts_threads`], unless
+//! `DMLS_PARALLEL=always` asks for them all.) A part claimed by a worker that is then
 //! descheduled delays the whole execution, so parts are small (several per worker) and claimed one
 //! at a time: the threads that run take the rest.
 //!
@@ -447,15 +450,17 @@ impl Team {
         self.busy.load(Ordering::Relaxed)
     }
 
-    /// True while the team is contended, or always when its pool has more threads than the
-    /// process has cores.
+    /// True while the team is contended, or while it has more threads (its caller and the
+    /// workers called to it) than the process has cores.
     pub fn contended(&self) -> bool {
         self.contended_at(now_ns())
     }
 
-    /// [`Team::contended`] at `now` ([`now_ns`]).
+    /// [`Team::contended`] at `now` ([`now_ns`]). (A pool of more threads than cores is not
+    /// contended as such: its executions call no more workers than the cores, unless
+    /// `DMLS_PARALLEL=always` asks for all of them, [`crate::op::cost::parts_threads`].)
     fn contended_at(&self, now: u64) -> bool {
-        self.threads > crate::cpus::parallelism()
+        self.hot.load(Ordering::Relaxed) >= crate::cpus::parallelism()
             || self.contended_until.load(Ordering::Relaxed) > now
     }
 
@@ -1310,6 +1315,25 @@ mod tests {
             std::thread::yield_now();
         }
         assert!(!team.hot(1));
+    }
+
+    #[test]
+    fn a_team_is_contended_by_its_threads_not_by_its_pools_size() {
+        // A team of a pool of 64 threads, on a machine of fewer CPUs, with none of its workers
+        // called: not contended (its executions call no more workers than CPUs). With as many
+        // workers called as the process has CPUs (more threads than CPUs, with the caller's):
+        // contended.
+        let team = Team::new(64);
+        let cpus = crate::cpus::parallelism();
+        if cpus >= 64 {
+            eprintln!("a_team_is_contended_by_its_threads: skipped on {cpus} CPUs");
+            return;
+        }
+        assert!(!team.contended());
+        team.hot.store(cpus - 1, Ordering::Relaxed);
+        assert!(!team.contended(), "as many threads as CPUs");
+        team.hot.store(cpus, Ordering::Relaxed);
+        assert!(team.contended(), "more threads than CPUs");
     }
 
     #[test]

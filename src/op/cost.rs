@@ -724,8 +724,10 @@ fn measured_path(
     // The clock is read once per CLOCK_EVERY choices: for the retries and the machine's load.
     let now = rates.tick(units).then(now_ns);
     // On a machine with more runnable threads than CPUs, as many workers as the pool's share
-    // (none: serial).
-    let workers = workers.within_share(now);
+    // (none: serial); and never more than the process has CPUs ([`parts_threads`]).
+    let workers = workers
+        .within_share(now)
+        .at_most(crate::cpus::parallelism().saturating_sub(1));
     if workers.threads < 2 {
         return Path::Serial { timed: true };
     }
@@ -828,6 +830,28 @@ fn measured_pays(
                 hot && parallel.take_try(units)
             }
         }
+    }
+}
+
+/// The threads an execution on `workers` splits its parts for: as many as the workers, but no
+/// more than the process has CPUs ([`crate::cpus::parallelism`]), except under
+/// `DMLS_PARALLEL=always`. A pool of more threads than that (a device's `thread_count`, or
+/// `RAYON_NUM_THREADS`, above the CPUs) cannot run them all at once: its slots would go to
+/// whichever threads run, a different one each execution, and their parts meet their data in
+/// another core's cache. (A pool of 16 on two vCPUs of an AMD Zen 4: the parallel path lost
+/// to one thread from 2^16 to 2^22, where a device of two threads took 0.4-0.9 of one thread's
+/// time.) Forced, the parts stay as many as the threads, so that the tests run more parts than
+/// cores.
+pub(crate) fn parts_threads(workers: Workers<'_>) -> usize {
+    parts_threads_of(workers.threads, forced(), crate::cpus::parallelism())
+}
+
+/// [`parts_threads`] for `threads` workers, forced or not, on `cpus` CPUs.
+fn parts_threads_of(threads: usize, forced: bool, cpus: usize) -> usize {
+    if forced {
+        threads
+    } else {
+        threads.min(cpus.max(1))
     }
 }
 
@@ -1333,6 +1357,33 @@ mod tests {
             },
             "ceiling"
         );
+    }
+
+    #[test]
+    fn a_pool_of_more_threads_than_cpus_runs_on_as_many_as_the_cpus() {
+        let b = Bounds {
+            floor: 1 << 14,
+            ceiling: 1 << 16,
+        };
+        let cpus = crate::cpus::parallelism();
+        // A pool of 64 threads (on a machine of fewer CPUs) is offered at most a helper per CPU
+        // but the caller's, however its rates stand (here: from the ceiling on, parallel).
+        let expected = if cpus < 2 {
+            Path::Serial { timed: true }
+        } else {
+            Path::Parallel {
+                hot: false,
+                helpers: 63.min(cpus - 1),
+            }
+        };
+        let pool = Workers::without_pool(64);
+        assert_eq!(measured_path(1 << 16, &b, &Rates::new(), 1, pool), expected);
+        // Its parts are split for as many threads as CPUs, but for all 64 when forced (the
+        // tests' more parts than cores).
+        assert_eq!(parts_threads_of(64, false, 2), 2);
+        assert_eq!(parts_threads_of(64, false, 128), 64);
+        assert_eq!(parts_threads_of(64, true, 2), 64);
+        assert_eq!(parts_threads_of(3, false, 0), 1);
     }
 
     #[test]

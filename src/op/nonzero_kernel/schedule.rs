@@ -128,7 +128,8 @@ pub(super) fn drive<U: Word>(
             // One trip through the workers.
             match cost::parallel_pays(m, &PARALLEL, rates, 1, workers) {
                 Path::Parallel { hot, helpers } => {
-                    let split = Split::new(m, workers.threads.min(MAX_THREADS), src.min_chunk());
+                    let threads = cost::parts_threads(workers).min(MAX_THREADS);
+                    let split = Split::new(m, threads, src.min_chunk());
                     debug_assert!(split.parts > 1, "{OP}: one part from the floor");
                     (Some((rows, split, hot, helpers)), false)
                 }
