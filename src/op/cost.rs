@@ -838,10 +838,10 @@ fn measured_pays(
 /// `DMLS_PARALLEL=always`. A pool of more threads than that (a device's `thread_count`, or
 /// `RAYON_NUM_THREADS`, above the CPUs) cannot run them all at once: its slots would go to
 /// whichever threads run, a different one each execution, and their parts meet their data in
-/// another core's cache. (A pool of 16 on two vCPUs of an AMD Zen 4: the parallel path lost
-/// to one thread from 2^16 to 2^22, where a device of two threads took 0.4-0.9 of one thread's
-/// time.) Forced, the parts stay as many as the threads, so that the tests run more parts than
-/// cores.
+/// another core's cache. (A pool of 16 on two vCPUs of an AMD Zen 4 took 1.03-2.52x the time
+/// of a device of two threads from 2^14 to 2^22 elements, split for 16, and mostly ran
+/// serially; split for two, 0.96-1.21x.) Forced, the parts stay as many as the threads, so that
+/// the tests run more parts than cores.
 pub(crate) fn parts_threads(workers: Workers<'_>) -> usize {
     parts_threads_of(workers.threads, forced(), crate::cpus::parallelism())
 }
