@@ -267,7 +267,7 @@ impl Slots {
     fn counted(&self, j: usize, count: &Count<'_>) -> Option<u64> {
         let mut wait = None;
         loop {
-            let v = self.status_counting(j, count);
+            let v = self.status_counting(j, count, false);
             match v & POISONED {
                 0 => wait.get_or_insert_with(Wait::for_count).pause(false),
                 POISONED => return None,
@@ -281,25 +281,25 @@ impl Slots {
     /// first part whose prefix is known (none before part 0), counting here any that nobody
     /// has claimed and no thread counting its slot will; `None` when one of them is poisoned.
     fn look_back(&self, i: usize, count: &Count<'_>) -> Option<u64> {
-        look_back(i, |j| match self.status[j].load(Ordering::Acquire) {
-            // Nobody has claimed its count: its slot's thread will, if it has one counting
-            // (this thread then waits, as for a count being made; on four threads or more,
-            // as the team leaves parts to their owners); else this thread does.
+        look_back(i, |j| self.status_counting(j, count, true))
+    }
+
+    /// Part `j`'s status word, its count claimed and made here first if nobody has claimed it;
+    /// but with `leave_to_slot` (a look-back), left to its slot's thread where that thread is
+    /// counting (this thread then waits, as for a count being made; on four threads or more,
+    /// as the team leaves parts to their owners).
+    fn status_counting(&self, j: usize, count: &Count<'_>, leave_to_slot: bool) -> u64 {
+        match self.status[j].load(Ordering::Acquire) {
             v if v & !WRITING == 0 => {
-                if self.leave > 0 && self.counting[self.slot_of(j)].load(Ordering::Acquire) {
+                if leave_to_slot
+                    && self.leave > 0
+                    && self.counting[self.slot_of(j)].load(Ordering::Acquire)
+                {
                     v
                 } else {
                     self.count(j, count, None).unwrap_or_else(|v| v)
                 }
             }
-            v => v,
-        })
-    }
-
-    /// Part `j`'s status word, its count claimed and made here first if nobody has claimed it.
-    fn status_counting(&self, j: usize, count: &Count<'_>) -> u64 {
-        match self.status[j].load(Ordering::Acquire) {
-            v if v & !WRITING == 0 => self.count(j, count, None).unwrap_or_else(|v| v),
             v => v,
         }
     }
