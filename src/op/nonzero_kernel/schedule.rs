@@ -6,7 +6,7 @@ use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Mutex;
 
 use super::rows::{Emit, Writer};
-use super::slots::{self, Count, Slots, Write, COUNTED, POISONED, PREFIX, VALUE};
+use super::slots::{self, Count, PartWords, Slots, Write, COUNTED, POISONED, PREFIX, VALUE};
 use super::source::Source;
 use crate::cpus;
 use crate::error::{Error, Result};
@@ -250,7 +250,7 @@ fn parallel<U: Word>(
     workers.parts_in_order(split.parts, &|i| {
         let (s, e) = split.range(i);
         let own = &status[i];
-        with_kept(split.words_of(i, i + 1), |mut kept| {
+        with_kept(split.words_of(i, i + 1), kept_words(), |mut kept| {
             let Some(n) = count_part(src, s, e, kept.as_deref_mut(), &panic) else {
                 own.store(POISONED, Ordering::Release);
                 return;
@@ -266,7 +266,7 @@ fn parallel<U: Word>(
             // SAFETY: this part's rows are first .. first + n (n nonzero elements in s .. e, as
             // counted, into `kept` if given; `first` those before s, from the counts of the
             // parts before it), which no other part writes.
-            unsafe { write_part(src, rows, s, e, first, n, kept.as_deref(), &panic) };
+            unsafe { write_part(src, rows, s, e, first, n, kept.as_deref(), true, &panic) };
             crate::trace::event(crate::trace::Step::Written, i);
         });
     })?;
@@ -280,67 +280,75 @@ fn parallel<U: Word>(
 
 /// The parallel path for inputs of at most [`slots_max`] bytes per thread, in one trip through
 /// the workers with the parts in a slot of consecutive parts per thread ([`Slots`]): each
-/// thread counts its slot's parts (into their bitmasks, kept on its thread), then writes them
-/// from those bitmasks or from their input, in its own cache ([`write_part`]), and finds the
-/// same parts there at the next execution (parts claimed in order go to
-/// whichever thread comes first, and meet their data in another core's cache). Larger inputs
-/// take [`parallel`]: a thread's parts would no longer be in its cache when it writes them.
+/// thread counts its slot's parts (into their bitmask words, which the execution's threads
+/// share: [`PartWords`], kept on the caller's thread), then writes them from those words or
+/// from their input, in its own cache ([`write_part`]), and finds the same parts there at the
+/// next execution (parts claimed in order go to whichever thread comes first, and meet their
+/// data in another core's cache). A part written by another thread than its count's reads its
+/// words, not its input. Larger inputs take [`parallel`]: a thread's parts would no longer be
+/// in its cache when it writes them.
 fn parallel_slots<U: Word>(
     src: &Source<'_, U>,
     rows: &(dyn Emit + Sync),
     split: &Split,
     workers: Workers<'_>,
 ) -> Result<u64> {
-    let slots = Slots::new(split.parts, workers.threads);
-    // A panic of a part is kept here (the part is then poisoned, so that no part waits for
-    // it) and resumed once every slot has returned.
-    let panic: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
-    let count: &Count<'_> = &|i, words| {
-        let (s, e) = split.range(i);
-        count_part(src, s, e, words, &panic)
-    };
-    let write: &Write<'_> = &|i, first, n, words| {
-        let (s, e) = split.range(i);
-        // SAFETY: `Slots` calls this once per part, with `first` the rows of the parts before
-        // it, `n` its count and `words` (if any) the words its count wrote: its rows are
-        // first .. first + n, which no other part writes.
-        unsafe { write_part(src, rows, s, e, first, n, words, &panic) };
-    };
-    let words = |p: usize| split.words(p);
-    // One slot per thread: each thread's own slot is the same from one execution to the next.
-    workers.parts(slots.slots(), &|k| {
-        let (first, end) = slots.range(k);
-        with_kept(split.words_of(first, end), |kept| {
-            slots.run(k, kept, &words, count, write)
-        })
-    })?;
-    if let Some(p) = panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        resume_unwind(p);
-    }
-    // No part panicked, so none is poisoned.
-    Ok(slots.total().unwrap_or(0))
+    // The parts' words: each but the last has as many.
+    let (each, last) = (
+        split.words_of(0, 1),
+        split.words_of(split.parts - 1, split.parts),
+    );
+    let needed = PartWords::needed(split.parts, each, last);
+    with_kept(needed, kept_words() * workers.threads, |kept| {
+        let words = kept.and_then(|w| PartWords::new(w, split.parts, each, last));
+        let slots = Slots::new(split.parts, workers.threads, words);
+        // A panic of a part is kept here (the part is then poisoned, so that no part waits for
+        // it) and resumed once every slot has returned.
+        let panic: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
+        let count: &Count<'_> = &|i, words| {
+            let (s, e) = split.range(i);
+            count_part(src, s, e, words, &panic)
+        };
+        let write: &Write<'_> = &|i, first, n, words, here| {
+            let (s, e) = split.range(i);
+            // SAFETY: `Slots` calls this once per part, with `first` the rows of the parts
+            // before it, `n` its count and `words` (if any) the words its count wrote: its rows
+            // are first .. first + n, which no other part writes.
+            unsafe { write_part(src, rows, s, e, first, n, words, here, &panic) };
+        };
+        // One slot per thread: each thread's own slot is the same from one execution to the
+        // next.
+        workers.parts(slots.slots(), &|k| slots.run(k, count, write))?;
+        if let Some(p) = panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            resume_unwind(p);
+        }
+        // No part panicked, so none is poisoned.
+        Ok(slots.total().unwrap_or(0))
+    })
 }
 
-/// The most bitmask words a thread keeps for the parts it counts and then writes
-/// ([`with_kept`]): the words of a slot of [`slots_max`] bytes of UINT8 twice over (a slot may
-/// hold one part more than the others; 128 KiB of words for slots of 512 KiB). A thread keeps
-/// as many as its largest part (or slot) so far needed, for as long as it lives; growing them
-/// costs a zeroed allocation, once per size.
+/// The most bitmask words a thread keeps for the parts it counts and then writes in
+/// [`parallel`] ([`with_kept`]): the words of [`slots_max`] bytes of UINT8 twice over (128
+/// KiB of words where that is 512 KiB); a caller's thread keeps those of a whole execution in
+/// slots, up to as many per thread. A thread keeps as many as its largest execution (or part)
+/// so far needed, for as long as it lives; growing them costs a zeroed allocation, once per
+/// size.
 fn kept_words() -> usize {
     (slots_max() / 64 * 2) as usize
 }
 
 thread_local! {
-    /// This thread's words for the bitmasks of the parts it counts and then writes.
+    /// This thread's words for the bitmasks of the parts it counts and then writes, or of the
+    /// execution in slots it calls.
     static KEPT: core::cell::RefCell<Vec<u64>> = const { core::cell::RefCell::new(Vec::new()) };
 }
 
-/// Runs `f` with `words` words of this thread's scratch for the bitmasks of the parts it counts
-/// and then writes, or with `None` where it has none to give (more words than it keeps, or
-/// none free): the parts are then masked again when they are written.
-fn with_kept<R>(words: usize, f: impl FnOnce(Option<&mut [u64]>) -> R) -> R {
+/// Runs `f` with `words` words of this thread's scratch for bitmasks (at most `most`), or with
+/// `None` where it has none to give (more words than that, or none free): the parts are then
+/// masked again when they are written.
+fn with_kept<R>(words: usize, most: usize, f: impl FnOnce(Option<&mut [u64]>) -> R) -> R {
     let mut f = Some(f);
-    let done = if words == 0 || words > kept_words() {
+    let done = if words == 0 || words > most {
         None
     } else {
         KEPT.try_with(|cell| {
@@ -387,7 +395,7 @@ fn count_part<U: Word>(
 /// - where its count kept the part's bitmask `words`, from them: in the form of the one pass
 ///   where the writer has it and the part is dense enough ([`Emit::one_pass_words`]), else by
 ///   the walks ([`Emit::emit`]); but a packed input of 8 or 16 bits in one pass over the input
-///   (below);
+///   (below) where this thread counted the part (`here`: its input is in this core's cache);
 /// - else in one pass over a packed input, where the writer has it;
 /// - else masked again and walked.
 ///
@@ -410,6 +418,7 @@ unsafe fn write_part<U: Word>(
     first: u64,
     n: u64,
     words: Option<&[u64]>,
+    here: bool,
     panic: &Mutex<Option<Box<dyn Any + Send>>>,
 ) {
     if n == 0 {
@@ -417,9 +426,11 @@ unsafe fn write_part<U: Word>(
     }
     let wrote = catch_unwind(AssertUnwindSafe(|| {
         // From the part's bitmask where its count kept one, but for packed inputs of 8 or 16
-        // bits: their compare of 64 elements is one or two instructions, which reading the
-        // words did not beat (see above).
-        let packed = src.packed().filter(|_| U::SIZE <= 2 || words.is_none());
+        // bits counted on this thread: their compare of 64 elements is one or two
+        // instructions, which reading the words did not beat (see above).
+        let packed = src
+            .packed()
+            .filter(|_| (U::SIZE <= 2 && here) || words.is_none());
         let done = match (packed, words) {
             // SAFETY: the caller's promise; the writer is shared only over a layout proven
             // disjoint, where distinct elements have distinct addresses.
@@ -630,21 +641,26 @@ mod tests {
 
     #[test]
     fn a_thread_lends_its_kept_words_once_at_a_time_and_up_to_its_limit() {
-        assert_eq!(with_kept(0, |w| w.map(|w| w.len())), None);
         let most = kept_words();
-        assert_eq!(with_kept(most + 1, |w| w.map(|w| w.len())), None);
-        let inner = with_kept(100, |w| {
+        assert_eq!(with_kept(0, most, |w| w.map(|w| w.len())), None);
+        assert_eq!(with_kept(most + 1, most, |w| w.map(|w| w.len())), None);
+        let inner = with_kept(100, most, |w| {
             let w = w.expect("words to lend");
             assert_eq!(w.len(), 100);
             w.fill(7);
             // Lent already: a part run inside this one (none is) would mask again instead.
-            with_kept(10, |inner| inner.is_none())
+            with_kept(10, most, |inner| inner.is_none())
         });
         assert!(inner);
         // The same words again, as the last part left them (the count overwrites them).
         assert_eq!(
-            with_kept(most, |w| w.map(|w| (w.len(), w[99]))),
+            with_kept(most, most, |w| w.map(|w| (w.len(), w[99]))),
             Some((most, 7))
+        );
+        // A larger limit (an execution's words in slots) lends more.
+        assert_eq!(
+            with_kept(most + 1, 2 * most, |w| w.map(|w| w.len())),
+            Some(most + 1)
         );
     }
 

@@ -28,8 +28,12 @@
 //! their own slots took the look-backs' counts and the slots' last parts. Hence the waits for
 //! a slot's counting thread and the two parts left to an owner. On two threads (two vCPUs of
 //! an AMD Zen 4) a part cost about as much on either, and the waits only made the slow cases
-//! slower: NONZERO's choice of the parallel path then went serial more often.
+//! slower: NONZERO's choice of the parallel path then went serial more often. Hence also the
+//! execution's bitmask words ([`PartWords`]): whichever thread counts a part writes its words
+//! there, so that a part written elsewhere reads them (1/32 of its FLOAT32 input, 1/8 of
+//! UINT8) rather than its input.
 
+use core::marker::PhantomData;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::team::{left_to_owner, Wait};
@@ -52,11 +56,99 @@ const COUNTING: u64 = 1;
 /// its bitmask words written into the slice when one is given (the part's words).
 pub(super) type Count<'a> = dyn Fn(usize, Option<&mut [u64]>) -> Option<u64> + Sync + 'a;
 /// Writes part `p`'s `n` rows from row `first`, from the bitmask words its count wrote when they
-/// are given.
-pub(super) type Write<'a> = dyn Fn(usize, u64, u64, Option<&[u64]>) + Sync + 'a;
+/// are given; the last argument is true when this thread made that count (its input is then
+/// in this core's cache).
+pub(super) type Write<'a> = dyn Fn(usize, u64, u64, Option<&[u64]>, bool) + Sync + 'a;
+
+/// The bitmask words of one execution's parts, which its threads share: part `p`'s words are
+/// written by the thread that claims its count ([`Slots`]) and read, once that count is
+/// published, by the thread that claims its write, whichever threads those are. Each part's
+/// words start on a cache line of their own (the parts' words are `stride` apart), so that
+/// threads counting neighbouring parts do not write one line.
+pub(super) struct PartWords<'a> {
+    base: *mut u64,
+    parts: usize,
+    /// Words of each part but the last, and of the last.
+    each: usize,
+    last: usize,
+    stride: usize,
+    _words: PhantomData<&'a mut [u64]>,
+}
+
+// SAFETY: a `PartWords` is a view of a slice borrowed mutably for its lifetime; `Slots` lends
+// each part's words mutably only to the one thread that claimed that part's count, and shared
+// only after that count is published (see `PartWords::part_mut` and `PartWords::part`).
+unsafe impl Send for PartWords<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for PartWords<'_> {}
+
+/// Words per cache line.
+const LINE_WORDS: usize = 8;
+
+impl<'a> PartWords<'a> {
+    /// The words [`PartWords::new`] needs for `parts` parts of `each` words, the last of `last`.
+    pub fn needed(parts: usize, each: usize, last: usize) -> usize {
+        match parts {
+            0 => 0,
+            _ => (parts - 1) * each.next_multiple_of(LINE_WORDS) + last + LINE_WORDS - 1,
+        }
+    }
+
+    /// The words of `parts` parts of `each` words, the last of `last`, in `words` (at least
+    /// [`PartWords::needed`], else `None`).
+    pub fn new(words: &'a mut [u64], parts: usize, each: usize, last: usize) -> Option<Self> {
+        let skip = words.as_ptr().align_offset(LINE_WORDS * 8);
+        if words.len() < Self::needed(parts, each, last) || skip >= LINE_WORDS {
+            return None;
+        }
+        let words = &mut words[skip..];
+        Some(PartWords {
+            base: words.as_mut_ptr(),
+            parts,
+            each,
+            last,
+            stride: each.next_multiple_of(LINE_WORDS),
+            _words: PhantomData,
+        })
+    }
+
+    /// Part `p`'s first word and its number of words: within the slice, and apart from every
+    /// other part's ([`PartWords::new`] had room for all of them, `stride` apart).
+    fn range(&self, p: usize) -> (usize, usize) {
+        assert!(p < self.parts, "part {p} of {}", self.parts);
+        let n = if p + 1 == self.parts {
+            self.last
+        } else {
+            self.each
+        };
+        (p * self.stride, n)
+    }
+
+    /// Part `p`'s words, to write.
+    ///
+    /// # Safety
+    /// No other reference to part `p`'s words lives as long as the result.
+    #[allow(clippy::mut_from_ref)]
+    unsafe fn part_mut(&self, p: usize) -> &mut [u64] {
+        let (at, n) = self.range(p);
+        // SAFETY: words at .. at + n are in the slice, which this borrows for 'a (`range`);
+        // no other reference to them lives meanwhile (caller).
+        unsafe { core::slice::from_raw_parts_mut(self.base.add(at), n) }
+    }
+
+    /// Part `p`'s words, to read.
+    ///
+    /// # Safety
+    /// No reference that writes part `p`'s words lives as long as the result.
+    unsafe fn part(&self, p: usize) -> &[u64] {
+        let (at, n) = self.range(p);
+        // SAFETY: as in `part_mut`; nothing writes them meanwhile (caller).
+        unsafe { core::slice::from_raw_parts(self.base.add(at), n) }
+    }
+}
 
 /// The shared state of one execution's parts in slots.
-pub(super) struct Slots {
+pub(super) struct Slots<'a> {
     /// Each part's status word.
     status: Box<[AtomicU64]>,
     /// Each slot: a thread has started counting its parts (and has not left that off by a
@@ -66,17 +158,26 @@ pub(super) struct Slots {
     /// The parts a helper leaves to a started owner, and whether a look-back waits for a
     /// counting slot's parts ([`left_to_owner`]: from four slots on).
     leave: usize,
+    /// Each part's bitmask words, if the execution has them: every count writes its part's,
+    /// and every write is given them.
+    words: Option<PartWords<'a>>,
 }
 
-impl Slots {
-    /// `parts` parts in `slots` slots (at least one; at most one per part) of consecutive parts.
-    pub fn new(parts: usize, slots: usize) -> Slots {
+impl<'a> Slots<'a> {
+    /// `parts` parts in `slots` slots (at least one; at most one per part) of consecutive parts,
+    /// with `words` for their bitmasks if given (of as many parts).
+    pub fn new(parts: usize, slots: usize, words: Option<PartWords<'a>>) -> Slots<'a> {
         let slots = slots.clamp(1, parts.max(1));
+        assert!(
+            words.as_ref().is_none_or(|w| w.parts == parts),
+            "slots: words for another number of parts"
+        );
         Slots {
             status: (0..parts).map(|_| AtomicU64::new(0)).collect(),
             counting: (0..slots).map(|_| AtomicBool::new(false)).collect(),
             slots,
             leave: left_to_owner(slots),
+            words,
         }
     }
 
@@ -98,34 +199,20 @@ impl Slots {
     }
 
     /// Runs slot `k`: counts its parts that nobody has claimed, writes those whose write nobody
-    /// has claimed, then helps with the other slots. `count(p, words)` counts part `p`;
-    /// `write(p, first, n, words)` writes its `n` rows from row `first`. `kept`: words for the
-    /// bitmasks of this slot's parts (`part_words(p)` is the range of part `p`'s words, from
-    /// the first part's of the slot on), if the thread has them: the parts this call counts
-    /// itself are counted into them and written from them, so that their input is read once.
+    /// has claimed, then helps with the other slots. `count(p, words)` counts part `p` (into
+    /// its words, where the execution has them); `write(p, first, n, words, here)` writes its
+    /// `n` rows from row `first` (from the words its count wrote, where the execution has them;
+    /// `here`: that count ran on this thread).
     ///
     /// The promise, which the callers' `unsafe` writes rely on: over all the threads that run
     /// slots of one `Slots`, in any order and however often, `count` runs at most once per
     /// part, and `write` at most once per part, with `first` the sum of the counts of every
-    /// part before it, `n` its own and `words` (if any) the words its count wrote, provided
-    /// that `part_words` gives every part words of its own (ranges that do not overlap). Once every
+    /// part before it, `n` its own and `words` (if any) the words its count wrote. Once every
     /// slot has been run (each at least once, to its end), every part with rows has been
     /// written, or a `count` returned `None`.
-    pub fn run(
-        &self,
-        k: usize,
-        mut kept: Option<&mut [u64]>,
-        part_words: &dyn Fn(usize) -> (usize, usize),
-        count: &Count<'_>,
-        write: &Write<'_>,
-    ) {
+    pub fn run(&self, k: usize, count: &Count<'_>, write: &Write<'_>) {
         let (s, e) = self.range(k);
-        let base = if s < e { part_words(s).0 } else { 0 };
-        let own = |p: usize| {
-            let (a, b) = part_words(p);
-            (a - base, b - base)
-        };
-        // The parts (of the first 64) this thread counted into `kept`.
+        // The parts (of the first 64) this thread counted.
         let mut mine = 0u64;
         // From here on, the look-backs of the slots after this one wait for this slot's parts
         // rather than count them (unless a panic ends the counting early).
@@ -140,34 +227,20 @@ impl Slots {
         self.counting[k].store(true, Ordering::Release);
         let counting = Counting(&self.counting[k]);
         for p in s..e {
-            let words = match kept.as_deref_mut() {
-                Some(w) if p - s < 64 => {
-                    let (a, b) = own(p);
-                    w.get_mut(a..b)
-                }
-                _ => None,
-            };
-            if self.count(p, count, words).is_ok() && p - s < 64 {
+            if self.count(p, count).is_ok() && p - s < 64 {
                 mine |= 1 << (p - s);
             }
         }
         drop(counting);
         for p in s..e {
-            let words = match kept.as_deref() {
-                Some(w) if p - s < 64 && mine >> (p - s) & 1 == 1 => {
-                    let (a, b) = own(p);
-                    w.get(a..b)
-                }
-                _ => None,
-            };
-            self.write(p, count, write, words);
+            self.write(p, count, write, p - s < 64 && mine >> (p - s) & 1 == 1);
         }
         for j in (k + 1..self.slots).chain(0..k) {
             let (s, e) = self.range(j);
             if !self.counting[j].load(Ordering::Acquire) {
                 // Its owner has not started: in order, as the owner would.
                 for p in s..e {
-                    self.write(p, count, write, None);
+                    self.write(p, count, write, false);
                 }
             } else {
                 // From the back, while the parts are counted and nobody has claimed their write
@@ -185,7 +258,7 @@ impl Slots {
                     if p < s + leave || (p - leave..p).any(|q| !unclaimed(q)) {
                         break;
                     }
-                    self.write(p, count, write, None);
+                    self.write(p, count, write, false);
                 }
             }
         }
@@ -202,9 +275,9 @@ impl Slots {
         }
     }
 
-    /// Claims part `p`'s count if nobody has and makes it (its words into `words`, when given):
-    /// its status word then, `Ok` when counted here, `Err` as another thread left it.
-    fn count(&self, p: usize, count: &Count<'_>, words: Option<&mut [u64]>) -> Result<u64, u64> {
+    /// Claims part `p`'s count if nobody has and makes it (into its words, where the execution
+    /// has them): its status word then, `Ok` when counted here, `Err` as another thread left it.
+    fn count(&self, p: usize, count: &Count<'_>) -> Result<u64, u64> {
         let status = &self.status[p];
         let mut v = status.load(Ordering::Acquire);
         loop {
@@ -226,6 +299,10 @@ impl Slots {
             }
         }
         let unfinished = Unfinished(status);
+        // SAFETY: this thread claimed part p's count (above), which is claimed once: no other
+        // thread writes its words, and none reads them before the count is published (after
+        // this borrow ends; a write reads them once it has seen the count).
+        let words = self.words.as_ref().map(|w| unsafe { w.part_mut(p) });
         let counted = count(p, words).map_or(POISONED, |n| COUNTED | n);
         core::mem::forget(unfinished);
         // (Before the count is published: a thread that reads it records its steps after.)
@@ -237,8 +314,8 @@ impl Slots {
 
     /// Claims part `p`'s write if nobody has, and makes it: its count (claimed and made here
     /// if nobody has), the counts before it ([`Slots::look_back`]), its prefix published, its
-    /// rows written.
-    fn write(&self, p: usize, count: &Count<'_>, write: &Write<'_>, words: Option<&[u64]>) {
+    /// rows written. `here`: this thread counted the part already.
+    fn write(&self, p: usize, count: &Count<'_>, write: &Write<'_>, here: bool) {
         let own = &self.status[p];
         if own.load(Ordering::Relaxed) & WRITING != 0
             || own.fetch_or(WRITING, Ordering::AcqRel) & WRITING != 0
@@ -246,7 +323,7 @@ impl Slots {
             return;
         }
         // From here on only this thread changes the word (once its count is made).
-        let Some(n) = self.counted(p, count) else {
+        let Some((n, counted_here)) = self.counted(p, count) else {
             own.store(WRITING | POISONED, Ordering::Release);
             return;
         };
@@ -257,22 +334,29 @@ impl Slots {
         crate::trace::event(crate::trace::Step::Prefixed, p);
         own.store(WRITING | PREFIX | (first + n), Ordering::Release);
         if n > 0 {
-            write(p, first, n, words);
+            // SAFETY: part p's count is published (`counted` saw it), so the thread that made
+            // it no longer writes its words, and no other does.
+            let words = self.words.as_ref().map(|w| unsafe { w.part(p) });
+            write(p, first, n, words, here || counted_here);
         }
         crate::trace::event(crate::trace::Step::Written, p);
     }
 
-    /// Part `j`'s count, for the thread that claimed its write: claimed and made here if nobody
-    /// has, waited for if being made; `None` when it is poisoned.
-    fn counted(&self, j: usize, count: &Count<'_>) -> Option<u64> {
+    /// Part `j`'s count, for the thread that claimed its write, and whether it was made here:
+    /// claimed and made here if nobody has, waited for if being made; `None` when it is
+    /// poisoned.
+    fn counted(&self, j: usize, count: &Count<'_>) -> Option<(u64, bool)> {
         let mut wait = None;
         loop {
-            let v = self.status_counting(j, count, false);
+            let (v, here) = match self.count(j, count) {
+                Ok(v) => (v, true),
+                Err(v) => (v, false),
+            };
             match v & POISONED {
                 0 => wait.get_or_insert_with(Wait::for_count).pause(false),
                 POISONED => return None,
                 // Counted (its prefix is this thread's to publish).
-                _ => return Some(v & VALUE),
+                _ => return Some((v & VALUE, here)),
             }
         }
     }
@@ -281,23 +365,20 @@ impl Slots {
     /// first part whose prefix is known (none before part 0), counting here any that nobody
     /// has claimed and no thread counting its slot will; `None` when one of them is poisoned.
     fn look_back(&self, i: usize, count: &Count<'_>) -> Option<u64> {
-        look_back(i, |j| self.status_counting(j, count, true))
+        look_back(i, |j| self.status_counting(j, count))
     }
 
-    /// Part `j`'s status word, its count claimed and made here first if nobody has claimed it;
-    /// but with `leave_to_slot` (a look-back), left to its slot's thread where that thread is
-    /// counting (this thread then waits, as for a count being made; on four threads or more,
-    /// as the team leaves parts to their owners).
-    fn status_counting(&self, j: usize, count: &Count<'_>, leave_to_slot: bool) -> u64 {
+    /// Part `j`'s status word, for a look-back: its count claimed and made here first if nobody
+    /// has claimed it, but left to its slot's thread where that thread is counting (this
+    /// thread then waits, as for a count being made; on four threads or more, as the team
+    /// leaves parts to their owners).
+    fn status_counting(&self, j: usize, count: &Count<'_>) -> u64 {
         match self.status[j].load(Ordering::Acquire) {
             v if v & !WRITING == 0 => {
-                if leave_to_slot
-                    && self.leave > 0
-                    && self.counting[self.slot_of(j)].load(Ordering::Acquire)
-                {
+                if self.leave > 0 && self.counting[self.slot_of(j)].load(Ordering::Acquire) {
                     v
                 } else {
-                    self.count(j, count, None).unwrap_or_else(|v| v)
+                    self.count(j, count).unwrap_or_else(|v| v)
                 }
             }
             v => v,
@@ -394,18 +475,23 @@ mod tests {
         }
     }
 
-    /// One word per part.
-    fn one_word(p: usize) -> (usize, usize) {
-        (p, p + 1)
-    }
-
     fn run(slots: &Slots, k: usize, record: &Record) {
+        // Where the execution has words, each count fills its part's with the part's number,
+        // and each write finds them so, whichever thread counted it.
         slots.run(
             k,
-            None,
-            &one_word,
-            &|p, _| record.count(p),
-            &|p, first, n, _| record.write(p, first, n),
+            &|p, words| {
+                if let Some(w) = words {
+                    w.fill(p as u64);
+                }
+                record.count(p)
+            },
+            &|p, first, n, words, _| {
+                if let Some(w) = words {
+                    assert!(w.iter().all(|&x| x == p as u64), "part {p}'s words: {w:?}");
+                }
+                record.write(p, first, n)
+            },
         );
     }
 
@@ -417,7 +503,7 @@ mod tests {
             // before its own (nobody had claimed them).
             for rotation in 0..slot_count {
                 for backwards in [false, true] {
-                    let slots = Slots::new(counts.len(), slot_count);
+                    let slots = Slots::new(counts.len(), slot_count, None);
                     let record = Record::new(&counts);
                     let mut order: Vec<usize> = (0..slot_count).collect();
                     order.rotate_left(rotation);
@@ -438,7 +524,7 @@ mod tests {
         // Slot 1 of 3 is never run: slots 0 and 2 write its parts (slot 2 counts them to
         // find its first row, then helps with their writes).
         let counts = [1, 2, 3, 4, 5, 6];
-        let slots = Slots::new(counts.len(), 3);
+        let slots = Slots::new(counts.len(), 3, None);
         let record = Record::new(&counts);
         run(&slots, 2, &record);
         run(&slots, 0, &record);
@@ -453,7 +539,13 @@ mod tests {
             let parts = 1 + (xorshift(&mut seed) % 40) as usize;
             let slot_count = 1 + (xorshift(&mut seed) % 12) as usize;
             let counts: Vec<u64> = (0..parts).map(|_| xorshift(&mut seed) % 5).collect();
-            let slots = Slots::new(parts, slot_count);
+            // Half the cases with the execution's words (1 to 3 per part).
+            let each = 1 + (xorshift(&mut seed) % 3) as usize;
+            let mut buffer = vec![0u64; PartWords::needed(parts, each, each)];
+            let words = (case % 2 == 0)
+                .then(|| PartWords::new(&mut buffer, parts, each, each))
+                .flatten();
+            let slots = Slots::new(parts, slot_count, words);
             let record = Record::new(&counts);
             // Each slot is run once, by whichever thread takes it next, as a team's slots are;
             // the threads start in turn, some late.
@@ -486,16 +578,16 @@ mod tests {
     #[test]
     fn a_part_that_panics_poisons_the_parts_after_it_and_nothing_waits() {
         let counts = [2u64, 3, 4, 5, 6, 7];
-        let slots = Slots::new(counts.len(), 3);
+        let slots = Slots::new(counts.len(), 3, None);
         let written = Mutex::new(Vec::new());
         let count = |p: usize, _: Option<&mut [u64]>| (p != 2).then_some(counts[p]);
-        let write = |p: usize, first: u64, _n: u64, _: Option<&[u64]>| {
+        let write = |p: usize, first: u64, _n: u64, _: Option<&[u64]>, _: bool| {
             written.lock().unwrap().push((p, first))
         };
         std::thread::scope(|scope| {
             for k in [2, 1, 0] {
                 let (slots, count, write) = (&slots, &count, &write);
-                scope.spawn(move || slots.run(k, None, &one_word, count, write));
+                scope.spawn(move || slots.run(k, count, write));
             }
         });
         assert_eq!(slots.total(), None);
@@ -510,18 +602,18 @@ mod tests {
         // The count of part 2 unwinds out of `run` (counts should return None instead): the
         // threads that need it see it poisoned, none waits for it.
         let counts = [2u64, 3, 4, 5, 6, 7];
-        let slots = Slots::new(counts.len(), 3);
+        let slots = Slots::new(counts.len(), 3, None);
         let count = |p: usize, _: Option<&mut [u64]>| {
             assert!(p != 2, "part 2 panics");
             Some(counts[p])
         };
-        let write = |_: usize, _: u64, _: u64, _: Option<&[u64]>| {};
+        let write = |_: usize, _: u64, _: u64, _: Option<&[u64]>, _: bool| {};
         let panicked = std::thread::scope(|scope| {
             let handles: Vec<_> = [2, 1, 0]
                 .into_iter()
                 .map(|k| {
                     let (slots, count, write) = (&slots, &count, &write);
-                    scope.spawn(move || slots.run(k, None, &one_word, count, write))
+                    scope.spawn(move || slots.run(k, count, write))
                 })
                 .collect();
             handles.into_iter().filter_map(|h| h.join().err()).count()
@@ -535,21 +627,21 @@ mod tests {
         // Slot 1 (parts 2 and 3) panics out of its first count, leaving part 3 unclaimed:
         // slot 2's look-back must count part 3 itself (nobody is counting slot 1 any more),
         // not wait for it.
-        let slots = std::sync::Arc::new(Slots::new(6, 3));
+        let slots = std::sync::Arc::new(Slots::new(6, 3, None));
         let count = |p: usize, _: Option<&mut [u64]>| {
             assert!(p != 2, "part 2 panics");
             Some(p as u64)
         };
-        let write = |_: usize, _: u64, _: u64, _: Option<&[u64]>| {};
+        let write = |_: usize, _: u64, _: u64, _: Option<&[u64]>, _: bool| {};
         let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            slots.run(1, None, &one_word, &count, &write)
+            slots.run(1, &count, &write)
         }));
         assert!(panicked.is_err());
         let (done, finished) = std::sync::mpsc::channel();
         let others = std::sync::Arc::clone(&slots);
         std::thread::spawn(move || {
-            others.run(2, None, &one_word, &count, &write);
-            others.run(0, None, &one_word, &count, &write);
+            others.run(2, &count, &write);
+            others.run(0, &count, &write);
             let _ = done.send(());
         });
         assert!(
@@ -561,49 +653,64 @@ mod tests {
         assert_eq!(slots.total(), None);
     }
 
-    #[test]
-    fn a_part_counted_into_the_slots_words_is_written_from_them() {
-        // Two words per part, the slot's own words from its first part's on. A thread's own
-        // parts that it counts itself are written from the words it counted them into; parts
-        // counted by another thread (here, slot 2's look-back counts slots 0 and 1 first) are
-        // written without words.
-        let counts = [1u64, 2, 3, 4, 5, 6];
-        let two_words = |p: usize| (2 * p, 2 * p + 2);
-        let slots = Slots::new(counts.len(), 3);
-        let with_words = Mutex::new(Vec::new());
+    /// Runs `order`'s slots one after another on this thread, with the execution's words (two
+    /// per part): each count fills its part's words, each write checks them; returns whether
+    /// each part was written from its words and counted by the slot that wrote it.
+    fn run_with_words(counts: &[u64], order: &[usize]) -> Vec<Option<bool>> {
+        let mut buffer = vec![0u64; PartWords::needed(counts.len(), 2, 2)];
+        let words = PartWords::new(&mut buffer, counts.len(), 2, 2);
+        let slots = Slots::new(counts.len(), 3, words);
+        let written = Mutex::new(vec![None; counts.len()]);
         let count = |p: usize, words: Option<&mut [u64]>| {
-            if let Some(w) = words {
-                w.fill(100 + p as u64);
-            }
+            words.expect("words to count into").fill(100 + p as u64);
             Some(counts[p])
         };
-        let write = |p: usize, _: u64, _: u64, words: Option<&[u64]>| {
-            if let Some(w) = words {
-                assert_eq!(w, [100 + p as u64; 2], "part {p}'s words");
-                with_words.lock().unwrap().push(p);
-            }
+        let write = |p: usize, _: u64, _: u64, words: Option<&[u64]>, here: bool| {
+            assert_eq!(words, Some(&[100 + p as u64; 2][..]), "part {p}'s words");
+            written.lock().unwrap()[p] = Some(here);
         };
-        let mut kept = [0u64; 4];
-        slots.run(2, Some(&mut kept), &two_words, &count, &write);
-        slots.run(0, Some(&mut kept), &two_words, &count, &write);
-        slots.run(1, Some(&mut kept), &two_words, &count, &write);
-        assert_eq!(with_words.into_inner().unwrap(), [4, 5]);
-        assert_eq!(slots.total(), Some(21));
-        // Alone, in order: slot 0's parts are counted into its words and written from them;
-        // then slot 0's thread writes the slots whose owners have not started, in order,
-        // counting each part just before its write (no words: they are not its slot's).
-        let slots = Slots::new(counts.len(), 3);
-        let with_words = Mutex::new(Vec::new());
-        let write = |p: usize, _: u64, _: u64, words: Option<&[u64]>| {
-            if let Some(w) = words {
-                assert_eq!(w, [100 + p as u64; 2], "part {p}'s words");
-                with_words.lock().unwrap().push(p);
-            }
-        };
-        for k in 0..3 {
-            slots.run(k, Some(&mut kept), &two_words, &count, &write);
+        for &k in order {
+            slots.run(k, &count, &write);
         }
-        assert_eq!(with_words.into_inner().unwrap(), [0, 1]);
+        assert_eq!(slots.total(), Some(counts.iter().sum()));
+        written.into_inner().unwrap()
+    }
+
+    #[test]
+    fn every_part_is_written_from_the_words_its_count_wrote_whoever_counted_it() {
+        let counts = [1u64, 2, 3, 4, 5, 6];
+        // Slot 2 first: its look-back counts slots 0 and 1 (their owners have not started),
+        // so their owners write them from words another slot's count wrote.
+        let here = run_with_words(&counts, &[2, 0, 1]);
+        assert_eq!(here, [false, false, false, false, true, true].map(Some));
+        // In order: slot 0 counts and writes its parts, then the slots whose owners have not
+        // started, each part counted just before its write, all on this thread.
+        assert_eq!(run_with_words(&counts, &[0, 1, 2]), [Some(true); 6]);
+    }
+
+    #[test]
+    fn each_parts_words_start_a_cache_line_of_their_own() {
+        for (parts, each, last) in [(1, 3, 3), (4, 1, 1), (5, 8, 3), (3, 9, 9), (7, 64, 17)] {
+            let needed = PartWords::needed(parts, each, last);
+            let mut buffer = vec![0u64; needed];
+            assert!(
+                PartWords::new(&mut buffer[..needed - 1], parts, each, last).is_none(),
+                "{parts} parts of {each}: one word short"
+            );
+            let words = PartWords::new(&mut buffer, parts, each, last).expect("room");
+            for p in 0..parts {
+                // SAFETY: one part's words at a time, nothing else borrows them.
+                let w = unsafe { words.part_mut(p) };
+                assert_eq!(w.len(), if p + 1 == parts { last } else { each });
+                assert_eq!(w.as_ptr() as usize % 64, 0, "part {p} starts a line");
+                w.fill(p as u64 + 1);
+            }
+            for p in 0..parts {
+                // SAFETY: nothing writes them now.
+                let w = unsafe { words.part(p) };
+                assert!(w.iter().all(|&x| x == p as u64 + 1), "part {p}'s own words");
+            }
+        }
     }
 
     #[test]
@@ -611,7 +718,7 @@ mod tests {
         // Four slots of four parts (two never run). Slot 0 counts slowly; slot 1's thread,
         // which needs parts 0-3 counted to write part 4, waits for them rather than counting
         // parts 2 and 3 itself, so that slot 0's thread writes them from its own cache.
-        let slots = Slots::new(16, 4);
+        let slots = Slots::new(16, 4, None);
         let counters = Mutex::new(vec![None; 16]);
         let count = |p: usize, _: Option<&mut [u64]>| {
             if p == 1 {
@@ -620,18 +727,18 @@ mod tests {
             counters.lock().unwrap()[p] = Some(std::thread::current().id());
             Some(p as u64)
         };
-        let write = |_: usize, _: u64, _: u64, _: Option<&[u64]>| {};
+        let write = |_: usize, _: u64, _: u64, _: Option<&[u64]>, _: bool| {};
         let slot0 = std::thread::scope(|scope| {
             let (slots, count, write) = (&slots, &count, &write);
             let a = scope.spawn(move || {
-                slots.run(0, None, &one_word, count, write);
+                slots.run(0, count, write);
                 std::thread::current().id()
             });
             // Slot 1 starts once slot 0's thread is counting (part 0 counted).
             while counters.lock().unwrap()[0].is_none() {
                 std::thread::yield_now();
             }
-            scope.spawn(move || slots.run(1, None, &one_word, count, write));
+            scope.spawn(move || slots.run(1, count, write));
             a.join().unwrap()
         });
         let counters = counters.into_inner().unwrap();
@@ -649,14 +756,14 @@ mod tests {
         // with its own parts and with slots 2 and 3 (whose owners never come: in order),
         // takes slot 0's last parts from the back (4, then 3), but not the two after the one
         // being written (1 and 2).
-        let slots = Slots::new(20, 4);
+        let slots = Slots::new(20, 4, None);
         let writers = Mutex::new(vec![None; 20]);
         let started = AtomicBool::new(false);
         let count = |p: usize, _: Option<&mut [u64]>| {
             started.store(true, Ordering::Release);
             Some(p as u64 + 1)
         };
-        let write = |p: usize, _: u64, _: u64, _: Option<&[u64]>| {
+        let write = |p: usize, _: u64, _: u64, _: Option<&[u64]>, _: bool| {
             if p == 0 {
                 std::thread::sleep(std::time::Duration::from_millis(30));
             }
@@ -665,7 +772,7 @@ mod tests {
         let (slot0, slot1) = std::thread::scope(|scope| {
             let (slots, count, write) = (&slots, &count, &write);
             let a = scope.spawn(move || {
-                slots.run(0, None, &one_word, count, write);
+                slots.run(0, count, write);
                 std::thread::current().id()
             });
             // Slot 1 starts once slot 0's thread is counting.
@@ -673,7 +780,7 @@ mod tests {
                 std::thread::yield_now();
             }
             let b = scope.spawn(move || {
-                slots.run(1, None, &one_word, count, write);
+                slots.run(1, count, write);
                 std::thread::current().id()
             });
             (a.join().unwrap(), b.join().unwrap())
@@ -690,7 +797,7 @@ mod tests {
     fn each_part_is_in_the_slot_whose_range_holds_it() {
         for parts in 1..40 {
             for slots in 1..=parts {
-                let s = Slots::new(parts, slots);
+                let s = Slots::new(parts, slots, None);
                 for p in 0..parts {
                     let (a, b) = s.range(s.slot_of(p));
                     assert!(a <= p && p < b, "{parts} parts, {slots} slots, part {p}");
@@ -701,7 +808,7 @@ mod tests {
 
     #[test]
     fn no_parts_have_no_rows() {
-        let slots = Slots::new(0, 4);
+        let slots = Slots::new(0, 4, None);
         assert_eq!(slots.total(), Some(0));
     }
 }
