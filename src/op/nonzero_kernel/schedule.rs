@@ -299,32 +299,36 @@ fn parallel_slots<U: Word>(
         split.words_of(split.parts - 1, split.parts),
     );
     let needed = PartWords::needed(split.parts, each, last);
-    with_kept(needed, kept_words() * workers.threads, |kept| {
-        let words = kept.and_then(|w| PartWords::new(w, split.parts, each, last));
-        let slots = Slots::new(split.parts, workers.threads, words);
-        // A panic of a part is kept here (the part is then poisoned, so that no part waits for
-        // it) and resumed once every slot has returned.
-        let panic: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
-        let count: &Count<'_> = &|i, words| {
-            let (s, e) = split.range(i);
-            count_part(src, s, e, words, &panic)
-        };
-        let write: &Write<'_> = &|i, first, n, words, here| {
-            let (s, e) = split.range(i);
-            // SAFETY: `Slots` calls this once per part, with `first` the rows of the parts
-            // before it, `n` its count and `words` (if any) the words its count wrote: its rows
-            // are first .. first + n, which no other part writes.
-            unsafe { write_part(src, rows, s, e, first, n, words, here, &panic) };
-        };
-        // One slot per thread: each thread's own slot is the same from one execution to the
-        // next.
-        workers.parts(slots.slots(), &|k| slots.run(k, count, write))?;
-        if let Some(p) = panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
-            resume_unwind(p);
-        }
-        // No part panicked, so none is poisoned.
-        Ok(slots.total().unwrap_or(0))
-    })
+    with_kept(
+        needed,
+        execution_words(slots_max(), workers.threads),
+        |kept| {
+            let words = kept.and_then(|w| PartWords::new(w, split.parts, each, last));
+            let slots = Slots::new(split.parts, workers.threads, words);
+            // A panic of a part is kept here (the part is then poisoned, so that no part waits for
+            // it) and resumed once every slot has returned.
+            let panic: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
+            let count: &Count<'_> = &|i, words| {
+                let (s, e) = split.range(i);
+                count_part(src, s, e, words, &panic)
+            };
+            let write: &Write<'_> = &|i, first, n, words, here| {
+                let (s, e) = split.range(i);
+                // SAFETY: `Slots` calls this once per part, with `first` the rows of the parts
+                // before it, `n` its count and `words` (if any) the words its count wrote: its rows
+                // are first .. first + n, which no other part writes.
+                unsafe { write_part(src, rows, s, e, first, n, words, here, &panic) };
+            };
+            // One slot per thread: each thread's own slot is the same from one execution to the
+            // next.
+            workers.parts(slots.slots(), &|k| slots.run(k, count, write))?;
+            if let Some(p) = panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
+                resume_unwind(p);
+            }
+            // No part panicked, so none is poisoned.
+            Ok(slots.total().unwrap_or(0))
+        },
+    )
 }
 
 /// The most bitmask words a thread keeps for the parts it counts and then writes in
@@ -334,7 +338,18 @@ fn parallel_slots<U: Word>(
 /// so far needed, for as long as it lives; growing them costs a zeroed allocation, once per
 /// size.
 fn kept_words() -> usize {
-    (slots_max() / 64 * 2) as usize
+    kept_words_for(slots_max())
+}
+
+/// [`kept_words`] where [`slots_max`] is `slots_max`.
+fn kept_words_for(slots_max: u64) -> usize {
+    (slots_max / 64 * 2) as usize
+}
+
+/// The most bitmask words a caller keeps for an execution in slots on `threads` threads: as many
+/// as the threads would keep for their parts ([`kept_words`]).
+fn execution_words(slots_max: u64, threads: usize) -> usize {
+    kept_words_for(slots_max).saturating_mul(threads)
 }
 
 thread_local! {
@@ -662,6 +677,31 @@ mod tests {
             with_kept(most + 1, 2 * most, |w| w.map(|w| w.len())),
             Some(most + 1)
         );
+    }
+
+    #[test]
+    fn an_execution_in_slots_has_room_for_every_parts_words() {
+        // The largest inputs that run in slots (`drive`: at most `slots_max` bytes per thread)
+        // of every element size, on 2 to 256 threads: their parts' words fit the caller's
+        // kept words, so that no such execution counts without keeping its words.
+        for slots_max in [SLOTS_MIN, 1 << 20, SLOTS_CAP] {
+            for threads in [2usize, 3, 16, 64, 256] {
+                for size in [1u64, 2, 4] {
+                    let m = slots_max * threads as u64 / size;
+                    let split = Split::new(m, threads, 0);
+                    let (each, last) = (
+                        split.words_of(0, 1),
+                        split.words_of(split.parts - 1, split.parts),
+                    );
+                    let needed = PartWords::needed(split.parts, each, last);
+                    let most = execution_words(slots_max, threads);
+                    assert!(
+                        needed <= most,
+                        "{m} elements of {size} bytes on {threads} threads: {needed} > {most}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
