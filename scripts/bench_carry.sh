@@ -13,6 +13,7 @@
 #                       trace-base, trace-NAME: the same with `--features trace`, where that
 #                       commit has the feature; builds.txt: each NAME and its commit
 #   threads_targets.py  checks the runs against the many-core targets (Python 3, standard library)
+#   threads_compare.py  with a BASE: each build's default device over the base's, per point
 #   run.sh              runs, within DMLS_CARRY_SECONDS (default 480) and in this order while
 #                       time is left: `kernels threads` from 2^8 elements (run 1), `kernels
 #                       oversub` (run 1), `kernels cold`, `kernels-trace trace` (the library's
@@ -29,6 +30,7 @@
 #                       threads-best.csv, threads-forced.*, oversub-N.txt, cold.csv/.txt,
 #                       trace.csv/.txt, trace-forced.csv/.txt,
 #                       targets.txt (the same with -base or -NAME for the other builds),
+#                       compare.txt (with a base: each build's default device over the base's),
 #                       idle.txt, machine.txt, steps.txt (each step's seconds). The `threads`
 #                       runs start at 2^8 elements, or at DMLS_CURVE_MIN_LOG2, and end at
 #                       DMLS_CURVE_MAX_LOG2 (26): a comparison of several builds fits the time
@@ -59,7 +61,7 @@ idle=$(cargo test --release --test idle --no-run --message-format=json 2>/dev/nu
     sed -n 's/.*"executable":"\([^"]*idle-[^"]*\)".*/\1/p' | tail -n1)
 [ -x "$idle" ] || { echo "bench_carry: no idle test built" >&2; exit 1; }
 cp "$idle" target/carry/idle
-cp scripts/threads_targets.py target/carry/
+cp scripts/threads_targets.py scripts/threads_compare.py target/carry/
 # build_at COMMIT NAME: the benchmark at COMMIT as target/carry/kernels-NAME, and with the
 # trace feature as target/carry/trace-NAME where that commit has it.
 build_at() {
@@ -186,6 +188,16 @@ if [ -f "$here/builds.txt" ]; then
         echo "== $b ($commit)"
         grep '^\(PASS\|FAIL\|NONE\|no run\)' "$out/targets-$b.txt"
     done < "$here/builds.txt"
+    # Each build against the base, point by point (the fastest run of each).
+    tables=("$out/threads-best-base.csv" "$out/threads-best.csv") names=base,this
+    for b in $others; do
+        if [ "$b" != base ]; then tables+=("$out/threads-best-$b.csv") names+=",$b"; fi
+    done
+    if [ -f "${tables[0]}" ] && [ -f "${tables[1]}" ]; then
+        python3 "$here/threads_compare.py" "${tables[@]}" --names "$names" \
+            > "$out/compare.txt" 2>&1
+        tail -n 20 "$out/compare.txt"
+    fi
 else
     step "threads run 1" threads kernels -1
     step "oversub run 1" oversub kernels -1
