@@ -4,7 +4,8 @@
 # another's one-thread device made 1.5x slower, where the default device is then within its
 # targets) it must take the fastest of the two per cell (--best), report the changed points, and
 # read the four-processes ratios of saved `oversub` outputs (one below 0.75: FAIL), with those of
-# four processes given their shares by hand (INFO lines).
+# four processes given their shares by hand (INFO lines). scripts/threads_compare.py, on the
+# same two tables, must find the one point whose default device changed.
 #
 #   scripts/check_threads_targets.sh [<source dir> [<build dir>]]
 #
@@ -62,3 +63,13 @@ grep -q "^INFO  four processes, automatic shares / shares by hand: 2^20 0.97-0.9
 # The point made faster is the fastest of the two runs; the slower one-thread time is not.
 grep -A30 "^nonzero f32 d=0.5$" <<<"$out" | grep -q "^    2^20 .* 0.00 " || fail "a faster run was not taken"
 echo "threads_targets.py: best of runs, $(grep -c '^\(PASS\|FAIL\)' <<<"$out") targets checked"
+# scripts/threads_compare.py on the same two tables: only the one default-device point differs
+# (the one-thread change is not the default device's), and it shows in that series' mean.
+out=$(python3 scripts/threads_compare.py "$tmp/a.csv" "$tmp/b.csv" --names a,b)
+points=$(($(grep -c '^[a-z]' "$tmp/a.csv") - 1))
+same=$(awk 'NF == 7 && $4 ~ /^2\^/ && $6 == "1.000"' <<<"$out" | wc -l)
+[ "$same" -eq $((points - 1)) ] || fail "threads_compare.py: $same of $points points unchanged"
+awk '$1 == "nonzero" && $3 == "d=0.5" && $4 == "2^20" && $6 == "0.001"' <<<"$out" | grep -q . ||
+    fail "threads_compare.py: the faster point is not 0.001 of the base"
+grep -q '^nonzero f32 d=0.5  *b  *0\.' <<<"$out" || fail "threads_compare.py: no lower mean"
+echo "threads_compare.py: $points points compared"
