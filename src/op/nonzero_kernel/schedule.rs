@@ -305,8 +305,8 @@ fn parallel_slots<U: Word>(
         |kept| {
             let words = kept.and_then(|w| PartWords::new(w, split.parts, each, last));
             let slots = Slots::new(split.parts, workers.threads, words);
-            // A panic of a part is kept here (the part is then poisoned, so that no part waits for
-            // it) and resumed once every slot has returned.
+            // A panic of a part is kept here (the part is then poisoned, so that no part waits
+            // for it) and resumed once every slot has returned.
             let panic: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
             let count: &Count<'_> = &|i, words| {
                 let (s, e) = split.range(i);
@@ -315,12 +315,12 @@ fn parallel_slots<U: Word>(
             let write: &Write<'_> = &|i, first, n, words, here| {
                 let (s, e) = split.range(i);
                 // SAFETY: `Slots` calls this once per part, with `first` the rows of the parts
-                // before it, `n` its count and `words` (if any) the words its count wrote: its rows
-                // are first .. first + n, which no other part writes.
+                // before it, `n` its count and `words` (if any) the words its count wrote: its
+                // rows are first .. first + n, which no other part writes.
                 unsafe { write_part(src, rows, s, e, first, n, words, here, &panic) };
             };
-            // One slot per thread: each thread's own slot is the same from one execution to the
-            // next.
+            // One slot per thread: each thread's own slot is the same from one execution to
+            // the next.
             workers.parts(slots.slots(), &|k| slots.run(k, count, write))?;
             if let Some(p) = panic.into_inner().unwrap_or_else(|e| e.into_inner()) {
                 resume_unwind(p);
