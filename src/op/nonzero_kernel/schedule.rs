@@ -222,6 +222,14 @@ impl Split {
         self.words(end - 1).1 - self.words(first).0
     }
 
+    /// The bitmask words of each part but the last, and of the last ([`PartWords`]).
+    fn part_words(&self) -> (usize, usize) {
+        (
+            self.words_of(0, 1),
+            self.words_of(self.parts - 1, self.parts),
+        )
+    }
+
     /// Elements of part `i`.
     fn range(&self, i: usize) -> (u64, u64) {
         let s = i as u64 * self.part;
@@ -293,11 +301,7 @@ fn parallel_slots<U: Word>(
     split: &Split,
     workers: Workers<'_>,
 ) -> Result<u64> {
-    // The parts' words: each but the last has as many.
-    let (each, last) = (
-        split.words_of(0, 1),
-        split.words_of(split.parts - 1, split.parts),
-    );
+    let (each, last) = split.part_words();
     let needed = PartWords::needed(split.parts, each, last);
     with_kept(
         needed,
@@ -689,10 +693,7 @@ mod tests {
                 for size in [1u64, 2, 4] {
                     let m = slots_max * threads as u64 / size;
                     let split = Split::new(m, threads, 0);
-                    let (each, last) = (
-                        split.words_of(0, 1),
-                        split.words_of(split.parts - 1, split.parts),
-                    );
+                    let (each, last) = split.part_words();
                     let needed = PartWords::needed(split.parts, each, last);
                     let most = execution_words(slots_max, threads);
                     assert!(
