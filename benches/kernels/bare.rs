@@ -226,7 +226,7 @@ unsafe fn qwords(input: &[f32], w: usize, out: &mut [u32]) -> usize {
 }
 
 /// The median of `reps` batches of about 0.2 ms of `f`, per call.
-fn time(reps: usize, mut f: impl FnMut()) -> Duration {
+pub fn time(reps: usize, mut f: impl FnMut()) -> Duration {
     let n = calibrate(&mut f);
     median((0..reps).map(|_| batch(n, &mut f)).collect())
 }
@@ -359,4 +359,5 @@ pub fn run(filter: &Option<String>) {
             l / m
         );
     }
+    crate::bare_u8::run(reps);
 }
