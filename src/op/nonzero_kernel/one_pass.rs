@@ -3,7 +3,8 @@
 //! into packed columns with plain stores of 16 rows where 15 more rows of the part follow and
 //! masked stores of exactly its rows after that; into ONNX Runtime's layout with masked stores
 //! only. Each 64 elements' bit positions are gathered by one byte compress
-//! and widened 16 at a time, as in the walks of `super::compress`.
+//! and widened 16 at a time, as in the walks of `super::compress`. An input too sparse for
+//! that, if it fits a CPU's share of the L2, is written in one pass too, a row at a time.
 
 use core::arch::x86_64::*;
 
@@ -46,6 +47,14 @@ unsafe fn plain_end<B: Bits>(src: B) -> usize {
 /// ([`Elements`], masked as it goes), or the bitmask words a count of the part kept
 /// ([`Words`], so that the part's input is read once, by its count).
 pub(super) trait Bits: Copy {
+    /// Whether a part too sparse for the compresses ([`Bits::dense`] false) is still written
+    /// in one pass, a row at a time: from the input, whose compare of each 64 elements waits
+    /// on the caches, so that the rows' branches cost little beside it (the two passes' walk of
+    /// the bitmask, from the L1, paid for them in full), up to
+    /// [`sparse_one_pass_max_bytes`](crate::op::simd::dispatch::sparse_one_pass_max_bytes);
+    /// not from kept words, which the walks take as fast.
+    fn sparse_one_pass(self) -> bool;
+
     /// The part's elements.
     fn len(self) -> usize;
 
@@ -79,6 +88,11 @@ pub(super) struct Elements<'a, U> {
 }
 
 impl<U: OnePassWord> Bits for Elements<'_, U> {
+    #[inline(always)]
+    fn sparse_one_pass(self) -> bool {
+        core::mem::size_of_val(self.data) <= crate::op::simd::dispatch::sparse_one_pass_max_bytes()
+    }
+
     #[inline(always)]
     fn len(self) -> usize {
         self.data.len()
@@ -127,6 +141,11 @@ pub(super) struct Words<'a> {
 
 impl Bits for Words<'_> {
     #[inline(always)]
+    fn sparse_one_pass(self) -> bool {
+        false
+    }
+
+    #[inline(always)]
     fn len(self) -> usize {
         self.len
     }
@@ -172,7 +191,8 @@ impl Bits for Words<'_> {
 /// gained nothing from stores with every even lane. The two kinds of stores are two loops,
 /// [`segment`]: choosing at each 64 elements took 1.5-2x the time of masked stores alone
 /// there.) Returns the row count, or `None` (having written nothing) where the part is too
-/// sparse ([`Bits::dense`]).
+/// sparse ([`Bits::dense`]) and is not written a row at a time either
+/// ([`Bits::sparse_one_pass`]); where it is, `one(line, row, position)` writes each row.
 ///
 /// The two passes of the walks (a bitmask, then the rows from it) took 1.35-1.6x the time of
 /// one pass, measured with bare loops on AMD Zen 5 (`cargo bench --bench kernels -- bare`,
@@ -191,10 +211,18 @@ unsafe fn one_pass<B: Bits>(
     start: usize,
     width: usize,
     mut rows: impl FnMut(__m512i, usize, __m512i, u32, bool),
+    mut one: impl FnMut(usize, usize, u32),
 ) -> Option<u64> {
     // SAFETY: this function has the features.
     if !unsafe { src.dense() } {
-        return None;
+        if !src.sparse_one_pass() {
+            return None;
+        }
+        // SAFETY: this function has the features; `one` writes exactly the row it is given.
+        let row = unsafe {
+            segment::<B, false, true>(src, 0..src.len(), start, width, 0, &mut rows, &mut one)
+        };
+        return Some(row as u64);
     }
     // SAFETY: this function has the features.
     let plain = unsafe { plain_end(src) };
@@ -210,9 +238,20 @@ unsafe fn one_pass<B: Bits>(
     };
     // SAFETY: this function has the features; the rows of the elements before `split` are
     // followed by 15 more of the part (`plain_end`); `rows` is the caller's.
-    let row = unsafe { segment::<B, true>(src, 0..split, start, width, 0, &mut rows) };
+    let row =
+        unsafe { segment::<B, true, false>(src, 0..split, start, width, 0, &mut rows, &mut one) };
     // SAFETY: as above, with masked stores.
-    let row = unsafe { segment::<B, false>(src, split..src.len(), start, width, row, &mut rows) };
+    let row = unsafe {
+        segment::<B, false, false>(
+            src,
+            split..src.len(),
+            start,
+            width,
+            row,
+            &mut rows,
+            &mut one,
+        )
+    };
     Some(row as u64)
 }
 
@@ -225,16 +264,18 @@ unsafe fn one_pass<B: Bits>(
 ///
 /// # Safety
 /// As for [`one_pass`]; `row` is the number of rows of the part's elements before `seg`; with
-/// `PLAIN`, at least 15 rows of the part follow those of `seg`.
+/// `PLAIN`, at least 15 rows of the part follow those of `seg`. With `SPARSE`, each row is
+/// written alone by `one(line, row, position)`, and `rows` is not called.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
-unsafe fn segment<B: Bits, const PLAIN: bool>(
+unsafe fn segment<B: Bits, const PLAIN: bool, const SPARSE: bool>(
     src: B,
     seg: core::ops::Range<usize>,
     start: usize,
     width: usize,
     mut row: usize,
     rows: &mut impl FnMut(__m512i, usize, __m512i, u32, bool),
+    one: &mut impl FnMut(usize, usize, u32),
 ) -> usize {
     let (from, len, start) = (seg.start, seg.len(), start + seg.start);
     if len == 0 {
@@ -260,6 +301,15 @@ unsafe fn segment<B: Bits, const PLAIN: bool>(
                 // for each nonzero one; their positions gathered by one byte compress, 16 rows
                 // at a time.
                 let mut put = |bits: u64, c: usize| {
+                    if SPARSE {
+                        let mut b = bits;
+                        while b != 0 {
+                            one($r + k, row, (c as u32).wrapping_add(b.trailing_zeros()));
+                            b &= b - 1;
+                            row += 1;
+                        }
+                        return;
+                    }
                     let count = bits.count_ones() as usize;
                     // SAFETY: the CPU has the features.
                     let pos = unsafe { bit_positions(bits) };
@@ -443,8 +493,18 @@ pub(super) unsafe fn one_pass_packed<B: Bits>(
             }
         }
     };
+    // One row: the line's index and the position, one 8-byte store.
+    let one = |line: usize, at: usize, x: u32| {
+        // SAFETY: row `at` is a row of the output (one per nonzero element so far, at most
+        // `src.len()`), ours; row r is the 8 bytes from element 2r.
+        unsafe {
+            out.add(2 * at)
+                .cast::<u64>()
+                .write_unaligned(u64::from(line as u32) | u64::from(x) << 32)
+        };
+    };
     // SAFETY: this function has the features; the rows are the output's (caller).
-    unsafe { one_pass(src, start, width, rows) }
+    unsafe { one_pass(src, start, width, rows, one) }
 }
 
 /// [`one_pass`] into ONNX Runtime's layout: row r's column c at element `2 r + cs × c` (the low
@@ -490,8 +550,16 @@ pub(super) unsafe fn one_pass_pairs<B: Bits>(
             );
         }
     };
+    let one = |line: usize, at: usize, x: u32| {
+        // SAFETY: row `at` is a row of the output (one per nonzero element so far, at most
+        // `src.len()`), ours: its elements 2 at and 2 at + cs.
+        unsafe {
+            out.add(2 * at).write(line as u32);
+            out.add(2 * at + cs).write(x);
+        }
+    };
     // SAFETY: this function has the features; the rows are the output's (caller).
-    unsafe { one_pass(src, start, width, rows) }
+    unsafe { one_pass(src, start, width, rows, one) }
 }
 
 /// [`one_pass`] into one UINT32 column (a 1-D input: the position is the coordinate), rows
@@ -541,8 +609,13 @@ pub(super) unsafe fn one_pass_column<B: Bits>(
             }
         }
     };
+    let one = |_: usize, at: usize, x: u32| {
+        // SAFETY: row `at` is a row of the output (one per nonzero element so far, at most
+        // `src.len()`), ours: its element `stride × at`.
+        unsafe { out.add(stride * at).write(x) };
+    };
     // SAFETY: this function has the features; the rows are the output's (caller); one line.
-    unsafe { one_pass(src, start, usize::MAX, rows) }
+    unsafe { one_pass(src, start, usize::MAX, rows, one) }
 }
 
 #[cfg(test)]
@@ -835,5 +908,110 @@ mod tests {
             from_bitmask >= 1500,
             "seed {seed}: only {from_bitmask} of 4500 parts written from their bitmask"
         );
+    }
+
+    /// Parts too sparse for the compresses: from the input they are written a row at a time,
+    /// in one pass, and the rows are right, whole and as two parts, packed and in one column,
+    /// with nothing written from the count on; from their bitmask the pass declines where the
+    /// exact count is under the threshold (the walks write them; `check` knows which). UINT8, UINT16 and FLOAT32, densities from none to just under the
+    /// compresses' threshold, lines of 1 to 400 elements, from element 0 and from others.
+    #[test]
+    fn sparse_parts_are_written_a_row_at_a_time_from_their_input() {
+        if !has_features() {
+            eprintln!(
+                "sparse_parts_are_written_a_row_at_a_time_from_their_input: skipped, this CPU \
+                 lacks AVX-512 F, BW, VL, VBMI2 or BMI2"
+            );
+            return;
+        }
+        let seed = 0x5EED_5A25;
+        let mut state = seed;
+        let mut range =
+            |lo: usize, hi: usize| lo + (xorshift(&mut state) % (hi - lo) as u64) as usize;
+        let mut sparse = 0;
+        for case in 0..600 {
+            let len = range(1, 3000);
+            // Nonzero one element in `per` (0: none): from 1 in 1000 to 3 in 64, under the
+            // compresses' 4 in 64.
+            let per = [0, 1000, 200, 64, 32, 22][range(0, 6)];
+            let set: Vec<bool> = (0..len).map(|_| per > 0 && range(0, per) == 0).collect();
+            let start = if range(0, 3) == 0 { 0 } else { range(1, 5000) };
+            let width = match range(0, 4) {
+                0 => range(1, 64),
+                1 => len.max(1),
+                _ => range(64, 400),
+            };
+            let cut = if len >= 128 {
+                range(1, len / 64) * 64
+            } else {
+                0
+            };
+            let what = format!(
+                "seed {seed}, case {case}: {len} elements from {start}, lines of {width}, one in \
+                 {per}, cut at {cut}"
+            );
+            let u8s: Vec<u8> = set
+                .iter()
+                .map(|&x| u8::from(x) * range(1, 256) as u8)
+                .collect();
+            // SAFETY: the CPU has the features (checked above).
+            sparse += usize::from(!unsafe {
+                Elements {
+                    data: &u8s[..],
+                    mask: 0xFF,
+                }
+                .dense()
+            });
+            check(&u8s, 0xFF, |&x| x != 0, start, width, cut, &what);
+            let u16s: Vec<u16> = set
+                .iter()
+                .map(|&x| u16::from(x) * range(1, 65536) as u16)
+                .collect();
+            check(&u16s, 0xFFFF, |&x| x != 0, start, width, cut, &what);
+            let f32s: Vec<u32> = set
+                .iter()
+                .map(|&x| {
+                    let sign = (range(0, 2) as u32) << 31;
+                    sign | if x { range(1, 1 << 31) as u32 } else { 0 }
+                })
+                .collect();
+            let mask = 0x7FFF_FFFF;
+            check(&f32s, mask, |&x| x & mask != 0, start, width, cut, &what);
+        }
+        // Most parts' samples were sparse (the few others took the compresses).
+        assert!(
+            sparse >= 500,
+            "seed {seed}: only {sparse} of 600 samples sparse"
+        );
+    }
+
+    /// A sparse input larger than a CPU's share of the L2 is left to the two passes: the pass
+    /// declines it and writes nothing; one byte smaller, it writes it.
+    #[test]
+    fn sparse_inputs_past_the_l2_share_are_left_to_the_two_passes() {
+        if !has_features() {
+            eprintln!(
+                "sparse_inputs_past_the_l2_share_are_left_to_the_two_passes: skipped, this CPU \
+                 lacks AVX-512 F, BW, VL, VBMI2 or BMI2"
+            );
+            return;
+        }
+        let max = crate::op::simd::dispatch::sparse_one_pass_max_bytes();
+        let mut data = vec![0u8; max + 1];
+        data[max / 2] = 1;
+        data[max] = 1;
+        let mut out = vec![CANARY; 4];
+        let p = out.as_mut_ptr();
+        let src = |n| Elements {
+            data: &data[..n],
+            mask: 0xFF,
+        };
+        // SAFETY: the CPU has the features; `out` has room for the two rows any of these
+        // passes may write (the inputs have at most two nonzero elements); one thread.
+        assert_eq!(unsafe { one_pass_column(p, 1, src(max + 1), 0) }, None);
+        assert!(out.iter().all(|&x| x == CANARY), "declined, yet wrote");
+        // SAFETY: as above.
+        assert_eq!(unsafe { one_pass_column(p, 1, src(max), 0) }, Some(1));
+        assert_eq!(out[..2], [(max / 2) as u32, CANARY]);
     }
 }
