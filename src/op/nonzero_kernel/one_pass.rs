@@ -9,6 +9,7 @@
 use core::arch::x86_64::*;
 
 use super::compress::{bit_positions, widen, PREFETCH_ROWS};
+use crate::op::simd::dispatch::SPARSE_MIN_WIDTH;
 
 /// Input elements [`one_pass`] samples to judge the density: its cost per element is the same
 /// whatever the density, the two-pass walks' falls with it. (A sample of 1024 cost a sparse
@@ -215,7 +216,7 @@ unsafe fn one_pass<B: Bits>(
 ) -> Option<u64> {
     // SAFETY: this function has the features.
     if !unsafe { src.dense() } {
-        if !src.sparse_one_pass() {
+        if !src.sparse_one_pass() || width < SPARSE_MIN_WIDTH {
             return None;
         }
         // SAFETY: this function has the features; `one` writes exactly the row it is given.
@@ -705,11 +706,17 @@ mod tests {
         let mut from_bitmask = false;
         for from_words in [false, true] {
             let what = format!("{what}, {}", if from_words { "words" } else { "input" });
-            let expect = |r: core::ops::Range<usize>| {
+            // `lines`: in lines of `width` (else one line, as one column): from the input,
+            // a part whose sample is sparse is written a row at a time only in lines of at
+            // least SPARSE_MIN_WIDTH elements.
+            let expect = |r: core::ops::Range<usize>, lines: bool| {
                 if from_words {
                     dense(r)
                 } else {
-                    Some(set[r].iter().filter(|&&x| x).count() as u64)
+                    // SAFETY: the CPU has the features (checked by the caller).
+                    let sampled = unsafe { elements(&data[r.clone()]).dense() };
+                    (sampled || !lines || width >= SPARSE_MIN_WIDTH)
+                        .then(|| set[r].iter().filter(|&&x| x).count() as u64)
                 }
             };
             let mut out = vec![CANARY; 2 * data.len() + 32];
@@ -723,7 +730,7 @@ mod tests {
                     one_pass_packed(p, whole_e, start, width)
                 }
             };
-            let expected = expect(0..data.len());
+            let expected = expect(0..data.len(), true);
             assert_eq!(got, expected, "{what}: packed count");
             from_bitmask |= from_words && got.is_some();
             let written = if got.is_some() { rows } else { 0 };
@@ -736,7 +743,8 @@ mod tests {
                 out[2 * written..].iter().all(|&x| x == CANARY),
                 "{what}: packed, a row from the count on was written"
             );
-            if cut > 0 && expect(0..cut).is_some() && expect(cut..data.len()).is_some() {
+            if cut > 0 && expect(0..cut, true).is_some() && expect(cut..data.len(), true).is_some()
+            {
                 // Two parts, as the parallel path writes them: the second from row `first`.
                 let mut out = vec![CANARY; 2 * data.len() + 32];
                 // SAFETY: as above; the second part's rows start at row `first`.
@@ -771,6 +779,8 @@ mod tests {
                     one_pass_column(p, 1, whole_e, start)
                 }
             };
+            let expected = expect(0..data.len(), false);
+            let written = if expected.is_some() { rows } else { 0 };
             assert_eq!(got, expected, "{what}: column count");
             assert_eq!(&out[..written], &column[..written], "{what}: column rows");
             assert!(

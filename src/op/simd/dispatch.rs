@@ -9,7 +9,7 @@
 //! | class of work | code on AVX-512 CPUs | measured |
 //! | --- | --- | --- |
 //! | NONZERO_COORDINATES on a packed 8-, 16- or 32-bit input into one or two UINT32 columns (packed, or ONNX Runtime's `{2, 2·M}` layout), lines of at least [`COMPRESS_MIN_WIDTH`] elements, the first 256 elements at least [`COMPRESS_BITS`] per 64 nonzero | AVX-512, one pass: compare, one `vpcompressb` of the bit positions per 64 elements, permutes, plain stores of 16 rows where 15 more rows follow and masked stores of exactly the rows after that (ONNX Runtime's layout: masked stores only) | from 2^8 to 2^20: FLOAT32 density 0.5 0.54-0.89 (one column 0.62-0.72); UINT8 density 0.1 0.27-0.88; FLOAT16 and UINT8 density 0.5 0.43-0.87; ONNX Runtime's layout 0.28-0.64 (the whole run: `docs/isa/`) |
-//! | NONZERO_COORDINATES on the same packed inputs sparser than that (fewer than [`COMPRESS_BITS`] per 64 in the first 256 elements), of at most [`sparse_one_pass_max_bytes`] (a CPU's share of the L2) | AVX-512, one pass a row at a time: per 64 elements a compare, then one store per nonzero element | one thread of an AMD EPYC (Zen 4, family 25 model 17), Nov 28 2026, against the two passes (a bitmask, then its walk): FLOAT32 density 0.01 in 2-D 0.73-0.91 from 2^12 to 2^18 (the curve, fastest of eight runs each); 2-D FLOAT32 at 0.01-0.06 0.51-0.90 and UINT8 0.43-0.91 in a C loop of one operator |
+//! | NONZERO_COORDINATES on the same packed inputs sparser than that (fewer than [`COMPRESS_BITS`] per 64 in the first 256 elements), of at most [`sparse_one_pass_max_bytes`] (a CPU's share of the L2), lines of at least [`SPARSE_MIN_WIDTH`] | AVX-512, one pass a row at a time: per 64 elements a compare, then one store per nonzero element | one thread of an AMD EPYC (Zen 4, family 25 model 17), Nov 28 2026, against the two passes (a bitmask, then its walk): FLOAT32 density 0.01 in 2-D 0.73-0.91 from 2^12 to 2^18 (the curve, fastest of eight runs each); 2-D FLOAT32 at 0.01-0.06 0.51-0.90 and UINT8 0.43-0.91 in a C loop of one operator |
 //! | NONZERO_COORDINATES from a part's bitmask words, as the one pass writes (a worker's part of a 32-bit or strided input, whose count kept its words; a step of a strided input on one thread), the part at least [`COMPRESS_BITS`] per 64 nonzero | AVX-512, the one pass's loop with the bits from the words | two threads of an AMD EPYC (Zen 4, family 25 model 17), Nov 28 2026, against the code before (the one pass over the input again, or the walk below): FLOAT32 density 0.5 0.61-0.87 from 2^14 to 2^21; UINT8, which keeps the one pass over the input, 1.05-1.1 |
 //! | NONZERO_COORDINATES masking (compare to a bitmask) for the other cases | AVX-512 (`vptestm`) | FLOAT32 density 0.01: 0.78-1.05 from 2^8 to 2^20 |
 //! | NONZERO_COORDINATES packed rows of other layouts (three or more columns, UINT64 coordinates), at least [`COMPRESS_BITS`] set bits per word and lines of at least [`compress_min_width`] elements | AVX-512 walk over the bitmask: a byte compress per word and permutes | three columns (3-D input): 0.71-1.00; two UINT64 columns: 0.51-0.99 |
@@ -38,6 +38,13 @@ pub(crate) fn sparse_one_pass_max_bytes() -> usize {
         .and_then(|b| usize::try_from(b).ok())
         .unwrap_or(1 << 20)
 }
+
+/// The sparse one pass ([`sparse_one_pass_max_bytes`]) takes lines at least this long: it
+/// reads each line's elements 64 at a time, the last ones with the line's width as their mask,
+/// so short lines cost it a read per line however sparse they are. On one thread of an AMD
+/// Zen 4, FLOAT32 at density 0.01: in lines of 16 (2^8 elements) 1.30x the two passes' time,
+/// of 32 (2^10) 1.03-1.04x, of 64 (2^12) 0.66-0.74x.
+pub(crate) const SPARSE_MIN_WIDTH: usize = 64;
 
 /// AVX-512 row walks take lines at least this long: shorter lines change the template several
 /// times a word. At 16-element lines the walk of three UINT32 columns took 0.79x the AVX2
