@@ -791,6 +791,63 @@ mod tests {
         from_bitmask
     }
 
+    /// [`check`] of the elements `set` says are nonzero as UINT8, UINT16 and FLOAT32 data (the
+    /// nonzero ones random nonzero values of any sign, FLOAT32's zeros 0.0 or -0.0; `range(lo,
+    /// hi)` draws from lo .. hi); returns how many of the three were written from their bitmask.
+    fn check_types(
+        set: &[bool],
+        range: &mut dyn FnMut(usize, usize) -> usize,
+        start: usize,
+        width: usize,
+        cut: usize,
+        what: &str,
+    ) -> usize {
+        let u8s: Vec<u8> = set
+            .iter()
+            .map(|&x| u8::from(x) * range(1, 256) as u8)
+            .collect();
+        let mut from_bitmask = usize::from(check(
+            &u8s,
+            0xFF,
+            |&x| x != 0,
+            start,
+            width,
+            cut,
+            &format!("{what}, u8"),
+        ));
+        let u16s: Vec<u16> = set
+            .iter()
+            .map(|&x| u16::from(x) * range(1, 65536) as u16)
+            .collect();
+        from_bitmask += usize::from(check(
+            &u16s,
+            0xFFFF,
+            |&x| x != 0,
+            start,
+            width,
+            cut,
+            &format!("{what}, u16"),
+        ));
+        let f32s: Vec<u32> = set
+            .iter()
+            .map(|&x| {
+                let sign = (range(0, 2) as u32) << 31;
+                sign | if x { range(1, 1 << 31) as u32 } else { 0 }
+            })
+            .collect();
+        let mask = 0x7FFF_FFFF;
+        from_bitmask += usize::from(check(
+            &f32s,
+            mask,
+            |&x| x & mask != 0,
+            start,
+            width,
+            cut,
+            &format!("{what}, f32"),
+        ));
+        from_bitmask
+    }
+
     /// Parts whose 64 elements before the last ones have 1 to 64 nonzero elements (up to 15
     /// rows of a plain store past them), followed by 0 to 40 nonzero elements in the last
     /// blocks (or in the elements past the last whole 64, which `plain_end` does not count):
@@ -868,50 +925,7 @@ mod tests {
                 "seed {seed}, case {case}: {len} elements from {start}, lines of {width}, {c} \
                  in the block at {block}, {k} from {from}"
             );
-            let u8s: Vec<u8> = set
-                .iter()
-                .map(|&x| u8::from(x) * range(1, 256) as u8)
-                .collect();
-            from_bitmask += usize::from(check(
-                &u8s,
-                0xFF,
-                |&x| x != 0,
-                start,
-                width,
-                cut,
-                &format!("{what}, u8"),
-            ));
-            let u16s: Vec<u16> = set
-                .iter()
-                .map(|&x| u16::from(x) * range(1, 65536) as u16)
-                .collect();
-            from_bitmask += usize::from(check(
-                &u16s,
-                0xFFFF,
-                |&x| x != 0,
-                start,
-                width,
-                cut,
-                &format!("{what}, u16"),
-            ));
-            // FLOAT32 bits: zero elements as 0.0 or -0.0, nonzero ones with any sign.
-            let f32s: Vec<u32> = set
-                .iter()
-                .map(|&x| {
-                    let sign = (range(0, 2) as u32) << 31;
-                    sign | if x { range(1, 1 << 31) as u32 } else { 0 }
-                })
-                .collect();
-            let mask = 0x7FFF_FFFF;
-            from_bitmask += usize::from(check(
-                &f32s,
-                mask,
-                |&x| x & mask != 0,
-                start,
-                width,
-                cut,
-                &format!("{what}, f32"),
-            ));
+            from_bitmask += check_types(&set, &mut range, start, width, cut, &what);
         }
         // Passes from the bitmask ran in a good share of the cases (each case runs three).
         assert!(
@@ -923,8 +937,9 @@ mod tests {
     /// Parts too sparse for the compresses: from the input they are written a row at a time,
     /// in one pass, and the rows are right, whole and as two parts, packed and in one column,
     /// with nothing written from the count on; from their bitmask the pass declines where the
-    /// exact count is under the threshold (the walks write them; `check` knows which). UINT8, UINT16 and FLOAT32, densities from none to just under the
-    /// compresses' threshold, lines of 1 to 400 elements, from element 0 and from others.
+    /// exact count is under the threshold (the walks write them; `check` knows which). UINT8,
+    /// UINT16 and FLOAT32, densities from none to just under the compresses' threshold, lines
+    /// of 1 to 400 elements, from element 0 and from others.
     #[test]
     fn sparse_parts_are_written_a_row_at_a_time_from_their_input() {
         if !has_features() {
@@ -960,10 +975,7 @@ mod tests {
                 "seed {seed}, case {case}: {len} elements from {start}, lines of {width}, one in \
                  {per}, cut at {cut}"
             );
-            let u8s: Vec<u8> = set
-                .iter()
-                .map(|&x| u8::from(x) * range(1, 256) as u8)
-                .collect();
+            let u8s: Vec<u8> = set.iter().map(|&x| u8::from(x)).collect();
             // SAFETY: the CPU has the features (checked above).
             sparse += usize::from(!unsafe {
                 Elements {
@@ -972,21 +984,7 @@ mod tests {
                 }
                 .dense()
             });
-            check(&u8s, 0xFF, |&x| x != 0, start, width, cut, &what);
-            let u16s: Vec<u16> = set
-                .iter()
-                .map(|&x| u16::from(x) * range(1, 65536) as u16)
-                .collect();
-            check(&u16s, 0xFFFF, |&x| x != 0, start, width, cut, &what);
-            let f32s: Vec<u32> = set
-                .iter()
-                .map(|&x| {
-                    let sign = (range(0, 2) as u32) << 31;
-                    sign | if x { range(1, 1 << 31) as u32 } else { 0 }
-                })
-                .collect();
-            let mask = 0x7FFF_FFFF;
-            check(&f32s, mask, |&x| x & mask != 0, start, width, cut, &what);
+            check_types(&set, &mut range, start, width, cut, &what);
         }
         // Most parts' samples were sparse (the few others took the compresses).
         assert!(
