@@ -14,7 +14,8 @@
 # 3. Replays fuzz/corpus/<target>/ once (regression; one process per target, one per input
 #    only when that fails), then fuzzes each target for
 #    $DMLS_FUZZ_SECONDS seconds (default 60), never more than $DMLS_FUZZ_BUDGET seconds of
-#    fuzzing in all (default 180), starting from the committed corpus plus what earlier runs
+#    fuzzing in all (default 180; each target gets its share), side by side when there is a
+#    CPU for each, starting from the committed corpus plus what earlier runs
 #    found ($build/fuzz-corpus). A crash leaves its input in $build/fuzz-artifacts/<target>/.
 #
 # When libFuzzer cannot be built or run here (an unsupported platform, cargo-fuzz not
@@ -133,36 +134,51 @@ for t in "${targets[@]}"; do
     echo "FAIL $t: $bad of $n corpus inputs break a promise (all of them together failed too)"
 done
 
-fuzzed=0
-for i in "${!targets[@]}"; do
-    t=${targets[$i]}
-    left=$((budget - fuzzed))
-    remaining_targets=$((${#targets[@]} - i))
-    secs=$((left / remaining_targets))
-    [ "$secs" -gt "$per_target" ] && secs=$per_target
-    if [ "$secs" -lt 1 ]; then
-        echo "== $t: no fuzzing time left in the budget"
-        continue
-    fi
-    corpus="$build/fuzz-corpus/$t"
+# Each target gets min($per_target, $budget / targets) seconds. With a CPU per target (nproc)
+# the targets fuzz side by side (each libFuzzer process is one thread), else one after another:
+# the same fuzzing either way, half the wall time on two CPUs.
+secs=$((budget / ${#targets[@]}))
+[ "$secs" -gt "$per_target" ] && secs=$per_target
+cpus=$(nproc 2>/dev/null || echo 1)
+fuzz_one() { # target: fuzz it for $secs s; the report goes to $build/fuzz-<target>.report
+    local t=$1 corpus="$build/fuzz-corpus/$1" report="$build/fuzz-$1.report"
     mkdir -p "$corpus" "$build/fuzz-artifacts/$t"
-    echo "== $t: fuzzing for $secs s"
-    t0=$SECONDS
     if "$bin_dir/$t" "${common[@]}" -print_final_stats=1 -max_total_time="$secs" \
             -artifact_prefix="$build/fuzz-artifacts/$t/" "$corpus" "$build/fuzz-seeds/$t" \
             >"$build/fuzz-$t.log" 2>&1; then
-        grep -E '^stat::number_of_executed_units|^#[0-9]+ *DONE' "$build/fuzz-$t.log" | tail -n 2
-        echo "ok   $t: $(grep -c . <(ls "$corpus")) inputs in the working corpus"
-    else
-        grep -v '^#\|^INFO' "$build/fuzz-$t.log" | tail -n 80
-        echo "FAIL $t: the input that broke a promise is in $build/fuzz-artifacts/$t/"
-        echo "     reproduce: (cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run $t <that file>)"
-        echo "     then add it to fuzz/corpus/$t/ so that it stays a regression test"
-        failed=$((failed + 1))
+        { grep -E '^stat::number_of_executed_units|^#[0-9]+ *DONE' "$build/fuzz-$t.log" | tail -n 2 || true
+          echo "ok   $t: $(grep -c . <(ls "$corpus")) inputs in the working corpus"; } >"$report"
+        return 0
     fi
-    fuzzed=$((fuzzed + SECONDS - t0))
-done
+    { grep -v '^#\|^INFO' "$build/fuzz-$t.log" | tail -n 80 || true
+      echo "FAIL $t: the input that broke a promise is in $build/fuzz-artifacts/$t/"
+      echo "     reproduce: (cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run $t <that file>)"
+      echo "     then add it to fuzz/corpus/$t/ so that it stays a regression test"; } >"$report"
+    return 1
+}
+t0=$SECONDS
+if [ "$secs" -lt 1 ]; then
+    echo "== no fuzzing time in the budget ($budget s)"
+elif [ "$cpus" -ge "${#targets[@]}" ]; then
+    echo "== ${targets[*]}: fuzzing side by side for $secs s each ($cpus CPUs)"
+    pids=()
+    for t in "${targets[@]}"; do
+        fuzz_one "$t" &
+        pids+=($!)
+    done
+    for i in "${!targets[@]}"; do
+        wait "${pids[$i]}" || failed=$((failed + 1))
+        cat "$build/fuzz-${targets[$i]}.report"
+    done
+else
+    for t in "${targets[@]}"; do
+        echo "== $t: fuzzing for $secs s"
+        fuzz_one "$t" || failed=$((failed + 1))
+        cat "$build/fuzz-$t.report"
+    done
+fi
+fuzzed=$((SECONDS - t0))
 
-echo "fuzz: ${#targets[@]} targets, sanitizer $sanitizer, $fuzzed s of fuzzing, $((SECONDS - start)) s in all"
+echo "fuzz: ${#targets[@]} targets, sanitizer $sanitizer, $secs s each, $fuzzed s of fuzzing, $((SECONDS - start)) s in all"
 echo "$(( ${#targets[@]} * 2 - failed )) passed, $failed failed"
 [ "$failed" -eq 0 ]
