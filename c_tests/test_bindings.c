@@ -9,6 +9,7 @@
 #include "dmls_test.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #define CANARY32 0xA5A5A5A5u
 #define CANARY64 0xA5A5A5A5A5A5A5A5ull
@@ -253,8 +254,9 @@ static void optional_input_slot(dmls_device *device) {
 }
 
 /* ONNX Runtime's NonZero: a worst-case {M, rank} coordinates tensor with strides {2, 2*M} on a
-   UINT32 view of an int64 buffer [rank][M], so coordinate n of row m lands in the low half of
-   int64 element n*M + m. */
+   UINT32 view of an int64 buffer [rank][M], so coordinate n of row m lands in the first four
+   bytes of int64 element n*M + m (its low half on a little-endian CPU, where ONNX Runtime's
+   DirectML provider runs; the library writes what the strides say on any CPU). */
 static void onnx_runtime_nonzero(dmls_device *device) {
     enum { ROWS = 3, COLS = 5, M = ROWS * COLS, RANK = 2 };
     const UINT in_sizes[2] = {ROWS, COLS}, count_sizes[1] = {1}, coord_sizes[2] = {M, RANK};
@@ -289,12 +291,14 @@ static void onnx_runtime_nonzero(dmls_device *device) {
     int row = 0;
     for (int i = 0; i < M; ++i) {
         if (input[i] == 0) continue;
-        const uint64_t y = coords[0 * M + row], x = coords[1 * M + row];
-        /* low half: the coordinate; high half: untouched */
-        CHECK_EQ_U64(y & 0xFFFFFFFFu, (uint64_t)(i / COLS));
-        CHECK_EQ_U64(x & 0xFFFFFFFFu, (uint64_t)(i % COLS));
-        CHECK_EQ_U64(y >> 32, CANARY32);
-        CHECK_EQ_U64(x >> 32, CANARY32);
+        uint32_t y[2], x[2];
+        memcpy(y, &coords[0 * M + row], 8);
+        memcpy(x, &coords[1 * M + row], 8);
+        /* first four bytes: the coordinate; the other four: untouched */
+        CHECK_EQ_U64(y[0], (uint64_t)(i / COLS));
+        CHECK_EQ_U64(x[0], (uint64_t)(i % COLS));
+        CHECK_EQ_U64(y[1], CANARY32);
+        CHECK_EQ_U64(x[1], CANARY32);
         ++row;
     }
     /* Rows from the count on, and past the buffer: untouched. */

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #define SIZE(T, n) _Static_assert(sizeof(T) == (n), "sizeof(" #T ") must be " #n)
 #define OFFSET(T, f, n) _Static_assert(offsetof(T, f) == (n), "offsetof(" #T ", " #f ") must be " #n)
@@ -155,11 +156,14 @@ _Static_assert(FAILED(E_INVALIDARG) && FAILED(DXGI_ERROR_UNSUPPORTED), "failures
 _Static_assert(SUCCEEDED(S_OK) && !FAILED(S_OK), "S_OK succeeds");
 
 int main(void) {
-    /* The union's members really alias: FLOAT16 is a bit pattern in UInt16 (bytes 0-1). */
+    /* The union's members really alias: FLOAT16 is a bit pattern in UInt16 (bytes 0-1, in
+       the CPU's byte order). */
     DML_SCALAR_UNION u;
     u.UInt64 = 0;
     u.UInt16 = 0x3C00; /* 1.0 as binary16 */
-    int ok = u.Bytes[0] == 0x00 && u.Bytes[1] == 0x3C && u.Bytes[2] == 0;
+    uint16_t half;
+    memcpy(&half, u.Bytes, 2);
+    int ok = half == 0x3C00 && u.Bytes[2] == 0;
     u.Float32 = 1.0f;
     ok = ok && u.UInt32 == 0x3F800000u;
     if (!ok) {

@@ -33,8 +33,8 @@ fn child_runs_operators() {
         assert_eq!(&coordinates[..8], &[0, 0, 0, 3, 1, 1, 1, 3]);
     }
     let matrix = TensorDesc::new(DataType::Float32, &[2, 2]);
-    let mut one = [0u8; 8]; // a DML_SCALAR_UNION holding FLOAT32 1.0
-    one[..4].copy_from_slice(&1f32.to_le_bytes());
+    let mut one = [0u8; 8]; // a DML_SCALAR_UNION holding FLOAT32 1.0, in the CPU's byte order
+    one[..4].copy_from_slice(&1f32.to_ne_bytes());
     let identity = device
         .create_operator(&OperatorDesc::DiagonalMatrix1 {
             input: None,

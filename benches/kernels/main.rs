@@ -22,6 +22,7 @@
 
 #[cfg(target_arch = "x86_64")]
 mod bare;
+#[cfg(target_arch = "x86_64")]
 mod bare_u8;
 mod cold;
 mod curve;

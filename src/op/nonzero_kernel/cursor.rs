@@ -8,6 +8,7 @@ use crate::tensor::{Layout, MAX_DIMS};
 const MAX_STEP_LINES: u64 = 8;
 
 /// Coordinate output element types (UINT32, or UINT64 / INT64 as raw 64-bit words).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 kernels only
 pub(super) trait Coord: Copy + Send + Sync + bytemuck::Pod + Default {
     /// True for 64-bit coordinates.
     const WIDE: bool;

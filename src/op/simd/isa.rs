@@ -139,6 +139,7 @@ impl Isa {
     /// True when AVX-512 F, BW, VL and VBMI2, and BMI2, may be used (and everything AVX2
     /// allows).
     #[inline(always)]
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 kernels only
     pub fn has_avx512(self) -> bool {
         self.level == Level::Avx512
     }

@@ -1,7 +1,9 @@
 //! Element words and compare-to-bitmask (NONZERO_COORDINATES): [`Word::mask_blocks`]
 //! dispatches on the [`Isa`] token to SSE2, AVX2, AVX-512 (`mask512.rs`) or portable code.
 
-use super::isa::{Isa, Level};
+use super::isa::Isa;
+#[cfg(target_arch = "x86_64")]
+use super::isa::Level;
 
 /// Element words: the unsigned integer of each element width. Kernels move bits, never values.
 pub(crate) trait Word: Copy + Send + Sync + PartialEq + bytemuck::Pod + 'static {

@@ -7,7 +7,9 @@
 //! The functions are `#[inline(always)]` so that callers compiled for AVX2 (see
 //! `diagonal_kernel`) get the 32-byte stores inlined.
 
-use super::isa::{Isa, Level};
+use super::isa::Isa;
+#[cfg(target_arch = "x86_64")]
+use super::isa::Level;
 use super::mask::Word;
 
 /// `$avx2` (an unsafe call of an AVX2 function) where `$isa` allows AVX2, `$sse2` at SSE2 on

@@ -18,11 +18,13 @@ const OP: &str = OpKind::NonZeroCoordinates.name();
 
 /// Chunks with at least this many set bits per word on average are expanded eight elements at
 /// a time (AVX2) rather than bit by bit. Deciding per chunk keeps the branch predictable.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 kernels only
 const DENSE_BITS: usize = 12;
 /// Rows of three or four columns are expanded from lines this long; shorter lines split words
 /// into parts, each expanded (permuted and blended) whole, and the bit walk was faster (AMD
 /// Zen 5, 3-D FLOAT32 input at density 0.5: 0.73x the expansion's time at 8 × 8 × 16, 0.82x at
 /// 16 × 32 × 32).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 kernels only
 const DENSE_MIN_WIDTH_3_4: u64 = 64;
 impl<O: Coord, const N: usize, const PACKED: bool, S: Sharing> Emit for Rows<'_, O, N, PACKED, S> {
     unsafe fn one_pass(&self, input: Packed<'_>, start: u64, first_row: u64) -> Option<u64> {

@@ -89,6 +89,7 @@ pub(super) struct Rows<'a, O, const N: usize, const PACKED: bool, S> {
     rs: usize,
     cs: usize,
     geo: Geometry,
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 kernels only
     isa: Isa,
 }
 
@@ -108,6 +109,7 @@ impl<'a, O, const N: usize, const PACKED: bool, S> Rows<'a, O, N, PACKED, S> {
 pub(super) trait Sharing: Sized {
     /// True when the view was built from a layout proven disjoint (no two elements share
     /// memory), so rows written ahead and rewritten later cannot clobber another row.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))] // read by the x86-64 kernels only
     const DISJOINT: bool;
     /// The writer for rows over a view of this kind.
     fn writer<'r, O: Coord, const N: usize, const P: bool>(
