@@ -221,57 +221,41 @@ unsafe fn one_pass<B: Bits>(
     mut rows: impl FnMut(__m512i, usize, __m512i, u32, bool),
     mut one: impl FnMut(usize, usize, u32),
 ) -> Option<u64> {
+    // Rows written so far, and the element from which the compresses write the rest.
+    let (mut row, mut from) = (0, 0);
     // SAFETY: this function has the features.
     if !unsafe { src.dense() } {
         if !src.sparse_one_pass() || width < SPARSE_MIN_WIDTH {
             return None;
         }
         // SAFETY: this function has the features; `one` writes exactly the row it is given.
-        let (row, end) = unsafe {
+        let (sparse_row, end) = unsafe {
             segment::<B, false, true>(src, 0..src.len(), start, width, 0, &mut rows, &mut one)
         };
         if end == src.len() {
-            return Some(row as u64);
+            return Some(sparse_row as u64);
         }
-        // Dense from `end` on: the compresses, plain stores up to `plain_end` (not before
-        // `end`), masked ones after.
-        // SAFETY: this function has the features.
-        let plain = unsafe { plain_end(src) }.max(end);
-        // SAFETY: this function has the features; `row` rows come before `end`; the rows of
-        // the elements before `plain` are followed by 15 more of the part (`plain_end`).
-        let (row, _) = unsafe {
-            segment::<B, true, false>(src, end..plain, start, width, row, &mut rows, &mut one)
-        };
-        // SAFETY: as above, with masked stores.
-        let (row, _) = unsafe {
-            segment::<B, false, false>(
-                src,
-                plain..src.len(),
-                start,
-                width,
-                row,
-                &mut rows,
-                &mut one,
-            )
-        };
-        return Some(row as u64);
+        // Dense from `end` on: the compresses write the rest.
+        (row, from) = (sparse_row, end);
     }
     // SAFETY: this function has the features.
-    let plain = unsafe { plain_end(src) };
-    // Plain stores up to `plain`, masked ones after it. Where the part starts at the input's
-    // first element, the plain ones end at a line's end instead if that gives up at most an
-    // eighth of them, so that they keep the fast form of whole lines. (Three loops, whole
-    // lines, the rest of the plain stores and the masked ones, took 1.1-1.5x the time of two
-    // on AMD Zen 5.)
-    let split = if start == 0 && plain % width * 8 <= plain {
+    let plain = unsafe { plain_end(src) }.max(from);
+    // Plain stores from `from` up to `plain`, masked ones after it. Where the part starts at
+    // the input's first element, the plain ones end at a line's end instead if that gives up
+    // at most an eighth of them, so that they keep the fast form of whole lines. (Three loops,
+    // whole lines, the rest of the plain stores and the masked ones, took 1.1-1.5x the time of
+    // two on AMD Zen 5.)
+    let split = if start == 0 && from == 0 && plain % width * 8 <= plain {
         plain / width * width
     } else {
         plain
     };
-    // SAFETY: this function has the features; the rows of the elements before `split` are
-    // followed by 15 more of the part (`plain_end`); `rows` is the caller's.
-    let (row, _) =
-        unsafe { segment::<B, true, false>(src, 0..split, start, width, 0, &mut rows, &mut one) };
+    // SAFETY: this function has the features; `row` rows come before `from`; the rows of the
+    // elements before `split` are followed by 15 more of the part (`plain_end`); `rows` is
+    // the caller's.
+    let (row, _) = unsafe {
+        segment::<B, true, false>(src, from..split, start, width, row, &mut rows, &mut one)
+    };
     // SAFETY: as above, with masked stores.
     let (row, _) = unsafe {
         segment::<B, false, false>(
