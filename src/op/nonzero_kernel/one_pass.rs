@@ -79,7 +79,7 @@ pub(super) trait Bits: Copy {
     unsafe fn last_bits(self, at: usize, lanes: u64) -> u64;
 
     /// True when the part has enough nonzero elements for the one pass: at least
-    /// [`COMPRESS_BITS`](crate::op::simd::dispatch::COMPRESS_BITS) per 64, as for the walks
+    /// [`COMPRESS_BITS`] per 64, as for the walks
     /// (sparser parts are written faster by the walks of bitmask words).
     ///
     /// # Safety
@@ -133,7 +133,7 @@ impl<U: OnePassWord> Bits for Elements<'_, U> {
             // SAFETY: `v` is 64 elements; the CPU has the features (caller).
             set += u64::from(unsafe { U::mask64(v.as_ptr(), u64::MAX, self.mask) }.count_ones());
         }
-        (set as usize) * 64 >= crate::op::simd::dispatch::COMPRESS_BITS * sample
+        (set as usize) * 64 >= COMPRESS_BITS * sample
     }
 }
 
@@ -180,8 +180,7 @@ impl Bits for Words<'_> {
     /// From the part's exact count.
     #[inline(always)]
     unsafe fn dense(self) -> bool {
-        (self.count as usize).saturating_mul(64)
-            >= crate::op::simd::dispatch::COMPRESS_BITS * self.len
+        (self.count as usize).saturating_mul(64) >= COMPRESS_BITS * self.len
     }
 }
 
@@ -709,7 +708,7 @@ mod tests {
         // What the pass over elements `r` of the part returns from each source.
         let dense = |r: core::ops::Range<usize>| {
             let n = set[r.clone()].iter().filter(|&&x| x).count();
-            (n * 64 >= crate::op::simd::dispatch::COMPRESS_BITS * r.len()).then_some(n as u64)
+            (n * 64 >= COMPRESS_BITS * r.len()).then_some(n as u64)
         };
         // Each part as each source.
         let (whole_words, whole_count) = kept(&set);
