@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The library on other Linux CPUs, cross-built here and run under qemu-user: for each target,
-# `cargo clippy -D warnings` (the code only other CPUs compile), the whole Rust suite
-# (`cargo test --release`: the unit and integration tests; doc tests are not cross-built) and
-# every C/C++ test program (c_tests/test_*.c, test_*.cpp) linked against
-# that target's static library. There the kernels run their portable code, the code of every
-# CPU that is not x86-64.
+# `cargo clippy -D warnings` (the code only other CPUs compile), the whole Rust suite (`cargo
+# test --release`: the unit and integration tests; doc tests are not cross-built) and every
+# C/C++ test program (c_tests/test_*.c, test_*.cpp) linked against that target's static
+# library. There the kernels run their portable code, the code of every CPU that is not
+# x86-64.
 #
 #   scripts/check_cross.sh [<source dir> [<build dir>]]
 #

@@ -273,18 +273,18 @@ unsafe fn one_pass<B: Bits>(
 /// The rows of the elements `seg` of the part `src` (whose elements are `start ..` of lines
 /// of `width`), from row `row` on, as [`one_pass`] writes them, each 16 by `rows(line, at, x,
 /// n, PLAIN)`; returns the rows written so far and where the segment's rows end (`seg.end`, or
-/// with `SPARSE` the element after a dense run of blocks: see below). (The whole part, not only the segment: a
-/// line's last elements are read with the 64 after them wherever those are in the part, and
-/// only the part's end is read apart ([`Bits::last_bits`]); copies at the segment's end cost
-/// the smallest inputs up to a third of their time.)
+/// with `SPARSE` the element after a dense run of blocks: see below). (The whole part, not
+/// only the segment: a line's last elements are read with the 64 after them wherever those
+/// are in the part, and only the part's end is read apart ([`Bits::last_bits`]); copies at
+/// the segment's end cost the smallest inputs up to a third of their time.)
 ///
 /// # Safety
 /// As for [`one_pass`]; `row` is the number of rows of the part's elements before `seg`; with
 /// `PLAIN`, at least 15 rows of the part follow those of `seg`. With `SPARSE`, each row is
-/// written alone by `one(line, row, position)`, and `rows` is not called; after every
-/// [`SPARSE_CHECK_BLOCKS`] blocks of 64 (counted across lines) that held [`COMPRESS_BITS`] per
-/// 64 nonzero or more, the segment stops at the element after them: the rows of the elements
-/// from there on are not written.
+/// written alone by `one(line, row, position)`, and `rows` is not called; every
+/// [`SPARSE_CHECK_BLOCKS`] blocks of 64 (counted across lines), if those held
+/// [`COMPRESS_BITS`] per 64 nonzero or more, the segment stops at the element after them: the
+/// rows of the elements from there on are not written.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
 unsafe fn segment<B: Bits, const PLAIN: bool, const SPARSE: bool>(
