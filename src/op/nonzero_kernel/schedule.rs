@@ -274,7 +274,20 @@ fn parallel<U: Word>(
             // SAFETY: this part's rows are first .. first + n (n nonzero elements in s .. e, as
             // counted, into `kept` if given; `first` those before s, from the counts of the
             // parts before it), which no other part writes.
-            unsafe { write_part(src, rows, s, e, first, n, kept.as_deref(), true, &panic) };
+            unsafe {
+                write_part(
+                    src,
+                    rows,
+                    s,
+                    e,
+                    first,
+                    n,
+                    kept.as_deref(),
+                    true,
+                    false,
+                    &panic,
+                )
+            };
             crate::trace::event(crate::trace::Step::Written, i);
         });
     })?;
@@ -321,7 +334,7 @@ fn parallel_slots<U: Word>(
                 // SAFETY: `Slots` calls this once per part, with `first` the rows of the parts
                 // before it, `n` its count and `words` (if any) the words its count wrote: its
                 // rows are first .. first + n, which no other part writes.
-                unsafe { write_part(src, rows, s, e, first, n, words, here, &panic) };
+                unsafe { write_part(src, rows, s, e, first, n, words, here, true, &panic) };
             };
             // One slot per thread: each thread's own slot is the same from one execution to
             // the next.
@@ -427,7 +440,7 @@ fn count_part<U: Word>(
 /// # Safety
 /// `n` is the count of nonzero elements in `start .. end`, `first` the count before `start`,
 /// `words` (if any) their bitmask, and no other thread writes rows `first .. first + n` while
-/// this runs.
+/// this runs. (`in_slot`: the part is a slot's, [`parallel_slots`].)
 #[allow(clippy::too_many_arguments)]
 unsafe fn write_part<U: Word>(
     src: &Source<'_, U>,
@@ -438,6 +451,7 @@ unsafe fn write_part<U: Word>(
     n: u64,
     words: Option<&[u64]>,
     here: bool,
+    in_slot: bool,
     panic: &Mutex<Option<Box<dyn Any + Send>>>,
 ) {
     if n == 0 {
@@ -446,10 +460,16 @@ unsafe fn write_part<U: Word>(
     let wrote = catch_unwind(AssertUnwindSafe(|| {
         // From the part's bitmask where its count kept one, but for packed inputs of 8 or 16
         // bits counted on this thread: their compare of 64 elements is one or two
-        // instructions, which reading the words did not beat (see above).
+        // instructions, which reading the words did not beat (see above). Except a part too
+        // sparse for the one pass's compresses outside a slot: written a row at a time from
+        // its input, it took 1.2-2.1x the walk of its words (UINT8 at densities 0.01 and
+        // 0.04, 2^22 elements on two vCPUs of an AMD Zen 4), where in a slot (2^16-2^20) it
+        // took 0.7-1.0x.
+        let dense = (n as usize).saturating_mul(64)
+            >= crate::op::simd::dispatch::COMPRESS_BITS * (end - start) as usize;
         let packed = src
             .packed()
-            .filter(|_| (U::SIZE <= 2 && here) || words.is_none());
+            .filter(|_| (U::SIZE <= 2 && here && (dense || in_slot)) || words.is_none());
         let done = match (packed, words) {
             // SAFETY: the caller's promise; the writer is shared only over a layout proven
             // disjoint, where distinct elements have distinct addresses.
