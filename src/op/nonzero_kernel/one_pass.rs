@@ -9,17 +9,17 @@
 use core::arch::x86_64::*;
 
 use super::compress::{bit_positions, widen, PREFETCH_ROWS};
-use crate::op::simd::dispatch::{COMPRESS_BITS, SPARSE_MIN_WIDTH};
+use crate::op::simd::dispatch::{compress_dense, SPARSE_MIN_WIDTH};
 
 /// Input elements [`one_pass`] samples to judge the density: its cost per element is the same
 /// whatever the density, the two-pass walks' falls with it. (A sample of 1024 cost a sparse
 /// input of 2^10 elements 9% of its time.)
 const SAMPLE: usize = 256;
 /// A part written a row at a time (its sample sparse) is looked at again every this many
-/// blocks of 64 elements: where they hold [`COMPRESS_BITS`] per 64 nonzero or more, the rest
-/// of the part is written by the compresses. (A sample is only the part's first elements:
-/// with the row loop alone, a FLOAT32 input at density 0.5 whose first line of 256 was zero
-/// took 4.3x the compresses' time on AMD Zen 4.)
+/// blocks of 64 elements: where those were dense enough for the compresses
+/// ([`compress_dense`]), the rest of the part is written by them. (A sample is only the part's
+/// first elements: with the row loop alone, a FLOAT32 input at density 0.5 whose first line of
+/// 256 was zero took 4.3x the compresses' time on AMD Zen 4.)
 const SPARSE_CHECK_BLOCKS: usize = 16;
 /// The most elements [`plain_end`] counts back from a part's end to find 15 nonzero ones.
 const TAIL_SCAN: usize = 1024;
@@ -79,7 +79,7 @@ pub(super) trait Bits: Copy {
     unsafe fn last_bits(self, at: usize, lanes: u64) -> u64;
 
     /// True when the part has enough nonzero elements for the one pass: at least
-    /// [`COMPRESS_BITS`] per 64, as for the walks
+    /// [`COMPRESS_BITS`](crate::op::simd::dispatch::COMPRESS_BITS) per 64, as for the walks
     /// (sparser parts are written faster by the walks of bitmask words).
     ///
     /// # Safety
@@ -133,7 +133,7 @@ impl<U: OnePassWord> Bits for Elements<'_, U> {
             // SAFETY: `v` is 64 elements; the CPU has the features (caller).
             set += u64::from(unsafe { U::mask64(v.as_ptr(), u64::MAX, self.mask) }.count_ones());
         }
-        (set as usize) * 64 >= COMPRESS_BITS * sample
+        compress_dense(set as usize, sample)
     }
 }
 
@@ -180,7 +180,7 @@ impl Bits for Words<'_> {
     /// From the part's exact count.
     #[inline(always)]
     unsafe fn dense(self) -> bool {
-        (self.count as usize).saturating_mul(64) >= COMPRESS_BITS * self.len
+        compress_dense(self.count as usize, self.len)
     }
 }
 
@@ -282,9 +282,9 @@ unsafe fn one_pass<B: Bits>(
 /// As for [`one_pass`]; `row` is the number of rows of the part's elements before `seg`; with
 /// `PLAIN`, at least 15 rows of the part follow those of `seg`. With `SPARSE`, each row is
 /// written alone by `one(line, row, position)`, and `rows` is not called; every
-/// [`SPARSE_CHECK_BLOCKS`] blocks of 64 (counted across lines), if those held
-/// [`COMPRESS_BITS`] per 64 nonzero or more, the segment stops at the element after them: the
-/// rows of the elements from there on are not written.
+/// [`SPARSE_CHECK_BLOCKS`] blocks of 64 (counted across lines), if those were dense enough for
+/// the compresses ([`compress_dense`]), the segment stops at the element after them: the rows
+/// of the elements from there on are not written.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512vbmi2,avx2,bmi1,bmi2,popcnt")]
 unsafe fn segment<B: Bits, const PLAIN: bool, const SPARSE: bool>(
@@ -336,7 +336,7 @@ unsafe fn segment<B: Bits, const PLAIN: bool, const SPARSE: bool>(
                         if looked_blocks < SPARSE_CHECK_BLOCKS {
                             return false;
                         }
-                        let dense = row - looked_row >= COMPRESS_BITS * SPARSE_CHECK_BLOCKS;
+                        let dense = compress_dense(row - looked_row, 64 * SPARSE_CHECK_BLOCKS);
                         (looked_blocks, looked_row) = (0, row);
                         return dense;
                     }
@@ -656,6 +656,7 @@ pub(super) unsafe fn one_pass_column<B: Bits>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::op::simd::dispatch::COMPRESS_BITS;
     use crate::test_util::xorshift;
 
     fn has_features() -> bool {

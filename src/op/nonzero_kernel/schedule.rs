@@ -465,11 +465,15 @@ unsafe fn write_part<U: Word>(
         // its input, it took 1.2-2.1x the walk of its words (UINT8 at densities 0.01 and
         // 0.04, 2^22 elements on two vCPUs of an AMD Zen 4), where in a slot (2^16-2^20) it
         // took 0.7-1.0x.
-        let dense = (n as usize).saturating_mul(64)
-            >= crate::op::simd::dispatch::COMPRESS_BITS * (end - start) as usize;
+        #[cfg(target_arch = "x86_64")]
+        let dense =
+            || crate::op::simd::dispatch::compress_dense(n as usize, (end - start) as usize);
+        // (Elsewhere the one pass writes nothing, and the words are walked whatever this says.)
+        #[cfg(not(target_arch = "x86_64"))]
+        let dense = || false;
         let packed = src
             .packed()
-            .filter(|_| (U::SIZE <= 2 && here && (dense || in_slot)) || words.is_none());
+            .filter(|_| (U::SIZE <= 2 && here && (in_slot || dense())) || words.is_none());
         let done = match (packed, words) {
             // SAFETY: the caller's promise; the writer is shared only over a layout proven
             // disjoint, where distinct elements have distinct addresses.

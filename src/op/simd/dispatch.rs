@@ -24,6 +24,13 @@
 /// `vpcompressd` per 16 elements, before, the walk took 1.05-1.37x and the threshold was 12).
 pub(crate) const COMPRESS_BITS: usize = 4;
 
+/// True when `count` nonzero elements among `len` are at least [`COMPRESS_BITS`] per 64: dense
+/// enough for the compresses.
+#[inline(always)]
+pub(crate) fn compress_dense(count: usize, len: usize) -> bool {
+    count.saturating_mul(64) >= COMPRESS_BITS * len
+}
+
 /// Packed inputs of at most this many bytes too sparse for the one pass's compresses (fewer
 /// than [`COMPRESS_BITS`] nonzero elements in 64) are written in one pass all the same, a row
 /// at a time, rather than masked into a bitmask and then walked: as many bytes as a CPU's share
