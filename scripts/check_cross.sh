@@ -25,6 +25,7 @@
 # ctest: tier check, timeout 2400
 set -euo pipefail
 . "$(dirname "$0")/c_test_programs.sh"
+. "$(dirname "$0")/cross_setup.sh"
 check_dirs cross "$@"
 
 archs=(${DMLS_CROSS_TARGETS:-aarch64})
@@ -36,46 +37,6 @@ case "$(uname -m)-$(uname -s)" in
     x86_64-Linux) ;;
     *) echo "SKIP: the cross check builds from x86-64 Linux, not $(uname -m) $(uname -s)"; exit 77 ;;
 esac
-
-debian_arch() { # arch: Debian's name for it
-    case "$1" in
-        aarch64) echo arm64 ;;
-        *) echo "$1" ;;
-    esac
-}
-
-# setup ARCH: installs what ARCH needs where it can; says SKIP and fails where it cannot.
-setup() {
-    local arch=$1 target=$1-unknown-linux-gnu tool
-    if ! command -v "$arch-linux-gnu-gcc" >/dev/null || ! command -v "$arch-linux-gnu-g++" >/dev/null ||
-            ! command -v "qemu-$arch" >/dev/null || [ ! -d "/usr/$arch-linux-gnu/lib" ]; then
-        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-            echo "== installing the $arch cross compilers and qemu-user with apt-get"
-            (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-                --no-install-recommends "gcc-$arch-linux-gnu" "g++-$arch-linux-gnu" \
-                "libc6-dev-$(debian_arch "$arch")-cross" qemu-user) >/dev/null 2>&1 || true
-        fi
-    fi
-    for tool in "$arch-linux-gnu-gcc" "$arch-linux-gnu-g++" "qemu-$arch"; do
-        if ! command -v "$tool" >/dev/null; then
-            echo "SKIP: $tool is not installed and cannot be installed here"
-            return 1
-        fi
-    done
-    if [ ! -d "/usr/$arch-linux-gnu/lib" ]; then
-        echo "SKIP: no $arch C library in /usr/$arch-linux-gnu (libc6-dev-$(debian_arch "$arch")-cross)"
-        return 1
-    fi
-    std_installed() { compgen -G "$(rustc --print target-libdir --target "$target")/libstd-*.rlib" >/dev/null; }
-    if ! std_installed && command -v rustup >/dev/null; then
-        echo "== rustup target add $target"
-        rustup target add "$target" >/dev/null 2>&1 || true
-    fi
-    if ! std_installed; then
-        echo "SKIP: the Rust standard library for $target is not installed and rustup cannot add it"
-        return 1
-    fi
-}
 
 passed=0
 failed=0
@@ -176,7 +137,7 @@ for arch in "${archs[@]}"; do
         aarch64 | s390x) ;;
         *) echo "FAIL: DMLS_CROSS_TARGETS names $arch; known: aarch64 s390x"; exit 1 ;;
     esac
-    if setup "$arch"; then
+    if cross_setup "$arch"; then
         check "$arch"
     else
         skipped=$((skipped + 1))

@@ -1,43 +1,43 @@
 #!/usr/bin/env bash
-# Builds the binary packages, which run on any x86_64 Linux with glibc 2.17 or newer:
+# Builds the binary packages, which run on any Linux with glibc 2.17 or newer, on x86_64 (the
+# default) or on 64-bit Arm (--arch aarch64):
 #
-#   scripts/dist.sh wheel [--out DIR]   dist/directml_subset-VERSION-py3-none-manylinux_2_17_x86_64.manylinux2014_x86_64.whl
-#   scripts/dist.sh dist  [--out DIR]   dist/directml_subset-VERSION-x86_64-linux-gnu.tar.gz and .sha256
-#   scripts/dist.sh lib                 only the library, in build/dist/lib/
+#   scripts/dist.sh wheel [--out DIR] [--arch ARCH]   dist/directml_subset-VERSION-py3-none-manylinux_2_17_ARCH.manylinux2014_ARCH.whl
+#   scripts/dist.sh dist  [--out DIR] [--arch ARCH]   dist/directml_subset-VERSION-ARCH-linux-gnu.tar.gz and .sha256
+#   scripts/dist.sh lib   [--arch ARCH]               only the library, in build/dist/lib/ (build/dist-aarch64/lib/)
 #
-# (build/dist/ is $DMLS_DIST_BUILD_DIR when that is set: the checks build in their own tree.)
-# (./dev wheel and ./dev dist run the first two.) Both hold one build of the library: cargo
-# zigbuild --target x86_64-unknown-linux-gnu.2.17, which links it with Zig against glibc 2.17's
-# symbol versions, through the project's CMake build configured in build/dist/ (so the SONAME,
-# the install layout, the CMake package and the pkg-config file are the ones `cmake --install`
-# makes). The tarball is that install tree, relocatable, with the license files, README and
-# CHANGELOG at its top; the wheel is the Python package with the library bundled.
+# (build/dist/ is $DMLS_DIST_BUILD_DIR when that is set, with -aarch64 added for Arm: the checks
+# build in their own tree.) (./dev wheel and ./dev dist run the first two, and pass --arch on.)
+# Both hold one build of the library: cargo zigbuild --target ARCH-unknown-linux-gnu.2.17, which
+# links it with Zig against glibc 2.17's symbol versions, through the project's CMake build
+# configured in build/dist/ (so the SONAME, the install layout, the CMake package and the
+# pkg-config file are the ones `cmake --install` makes). The tarball is that install tree,
+# relocatable, with the license files, README and CHANGELOG at its top; the wheel is the Python
+# package with the library bundled.
 #
 # Tools, installed on the first run: Zig and auditwheel from PyPI into the virtual environment
 # (python/requirements-dist.txt), cargo-zigbuild from crates.io into $DMLS_TOOLS_DIR (default
 # ~/.cache/directml_subset/tools, shared with the fuzzing check). The cargo target directory is
 # cached as $DMLS_ZIGBUILD_TARGET_DIR (default ~/.cache/directml_subset/zigbuild-target), so a
 # fresh clone rebuilds only the crate. Run it through ./dev (or with .venv/bin on PATH).
+# For Arm it also needs Rust's standard library for aarch64 (`rustup target add
+# aarch64-unknown-linux-gnu`, done here when rustup can) and a strip that reads Arm objects
+# (aarch64-linux-gnu-strip, Debian's binutils-aarch64-linux-gnu, or llvm-strip).
 set -euo pipefail
 
 zigbuild_version=0.24.1
-target=x86_64-unknown-linux-gnu.2.17
 glibc=2.17
-# The wheel's platform tag: PEP 600's name and its older alias, which pip before 20.3 (Python
-# 3.9.0 ships 20.2.3) knows and the newer name it does not; both mean glibc 2.17 on x86_64.
-wheel_platform=manylinux_2_17_x86_64.manylinux2014_x86_64
-audit_platform=manylinux_2_17_x86_64
-tarball_platform=x86_64-linux-gnu
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 usage() {
-    echo "usage: scripts/dist.sh wheel|dist|lib [--out DIR]" >&2
+    echo "usage: scripts/dist.sh wheel|dist|lib [--out DIR] [--arch x86_64|aarch64]" >&2
     exit 2
 }
 [ $# -ge 1 ] || usage
 what=$1
 shift
 out=$src/dist
+arch=x86_64
 while [ $# -gt 0 ]; do
     case "$1" in
         --out)
@@ -45,10 +45,23 @@ while [ $# -gt 0 ]; do
             out=$2
             shift 2
             ;;
+        --arch)
+            [ $# -ge 2 ] || usage
+            arch=$2
+            shift 2
+            ;;
         *) usage ;;
     esac
 done
 case "$what" in wheel | dist | lib) ;; *) usage ;; esac
+case "$arch" in x86_64 | aarch64) ;; *) usage ;; esac
+triple=$arch-unknown-linux-gnu
+target=$triple.$glibc
+# The wheel's platform tag: PEP 600's name and its older alias, which pip before 20.3 (Python
+# 3.9.0 ships 20.2.3) knows and the newer name it does not; both mean glibc 2.17 on ARCH.
+wheel_platform=manylinux_2_17_$arch.manylinux2014_$arch
+audit_platform=manylinux_2_17_$arch
+tarball_platform=$arch-linux-gnu
 
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/directml_subset"
 tools="${DMLS_TOOLS_DIR:-$cache/tools}"
@@ -56,6 +69,7 @@ target_dir="${DMLS_ZIGBUILD_TARGET_DIR:-$cache/zigbuild-target}"
 venv="${VIRTUAL_ENV:-$src/.venv}"
 python="$venv/bin/python"
 build="${DMLS_DIST_BUILD_DIR:-$src/build/dist}"
+[ "$arch" = x86_64 ] || build=$build-$arch
 export PATH="$tools/bin:$venv/bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 version=$(sed -n 's/^version *= *"\([0-9][0-9.]*\)".*/\1/p' "$src/Cargo.toml" | head -n1)
@@ -75,6 +89,20 @@ if [ "$(cargo-zigbuild --version 2>/dev/null)" != "cargo-zigbuild $zigbuild_vers
     CARGO_TARGET_DIR="$cache/tools-build" cargo install --quiet --locked --force \
         --version "$zigbuild_version" --root "$tools" cargo-zigbuild
     rm -rf "$cache/tools-build"
+fi
+
+cross_args=()
+if [ "$arch" != "$(uname -m)" ]; then
+    std_installed() { compgen -G "$(rustc --print target-libdir --target "$triple")/libstd-*.rlib" >/dev/null; }
+    if ! std_installed && command -v rustup >/dev/null; then
+        echo "dist.sh: rustup target add $triple"
+        rustup target add "$triple" >/dev/null
+    fi
+    std_installed || { echo "dist.sh: Rust's standard library for $triple is not installed (rustup target add $triple)" >&2; exit 1; }
+    # The static library's debug info is stripped by CMake's strip, which must read $arch objects.
+    strip=$(command -v "$arch-linux-gnu-strip" || command -v llvm-strip || true)
+    [ -n "$strip" ] || { echo "dist.sh: no strip for $arch objects: install binutils-$arch-linux-gnu (Debian) or LLVM" >&2; exit 1; }
+    cross_args=("-DCMAKE_STRIP=$strip")
 fi
 
 # --- the library -----------------------------------------------------------------------------
@@ -101,13 +129,14 @@ unset RUSTFLAGS
 mkdir -p "$build"
 cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
     -DDMLS_BUILD_EXAMPLES=OFF -DDMLS_CARGO_SUBCOMMAND=zigbuild "-DDMLS_CARGO_TARGET=$target" \
-    "-DDMLS_CARGO_TARGET_DIR=$target_dir" -DCMAKE_INSTALL_DOCDIR=. >"$build/configure.log" ||
+    "-DDMLS_CARGO_TARGET_DIR=$target_dir" -DCMAKE_INSTALL_DOCDIR=. "${cross_args[@]}" >"$build/configure.log" ||
     { cat "$build/configure.log" >&2; exit 1; }
 cmake --build "$build"
 lib="$build/lib/libdirectml_subset.so.$version"
 
 # The promise the packages' names make: no glibc symbol newer than the baseline.
-newest=$(objdump -T "$lib" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -t. -k1,1n -k2,2n -k3,3n | tail -n1)
+# (readelf reads any CPU's ELF files; the host's objdump may not.)
+newest=$(readelf --dyn-syms -W "$lib" | grep -o 'GLIBC_[0-9][0-9.]*' | sed 's/GLIBC_//' | sort -t. -k1,1n -k2,2n -k3,3n | tail -n1)
 if [ "$(printf '%s\n%s\n' "$newest" "$glibc" | sort -t. -k1,1n -k2,2n -k3,3n | tail -n1)" != "$glibc" ]; then
     echo "dist.sh: $lib needs GLIBC_$newest, newer than the baseline $glibc" >&2
     exit 1

@@ -1,0 +1,90 @@
+# Sourced (not run) by scripts/check_cross.sh and scripts/check_dist_aarch64.sh: what running
+# another Linux CPU's programs under qemu-user needs on an x86-64 Debian or Ubuntu host.
+
+cross_debian_arch() { # arch: Debian's name for it
+    case "$1" in
+        aarch64) echo arm64 ;;
+        *) echo "$1" ;;
+    esac
+}
+
+# cross_setup ARCH: installs what ARCH needs where it can; says SKIP and fails where it cannot.
+cross_setup() {
+    local arch=$1 target=$1-unknown-linux-gnu tool
+    if ! command -v "$arch-linux-gnu-gcc" >/dev/null || ! command -v "$arch-linux-gnu-g++" >/dev/null ||
+            ! command -v "qemu-$arch" >/dev/null || [ ! -d "/usr/$arch-linux-gnu/lib" ]; then
+        if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+            echo "== installing the $arch cross compilers and qemu-user with apt-get"
+            (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+                --no-install-recommends "gcc-$arch-linux-gnu" "g++-$arch-linux-gnu" \
+                "libc6-dev-$(cross_debian_arch "$arch")-cross" qemu-user) >/dev/null 2>&1 || true
+        fi
+    fi
+    for tool in "$arch-linux-gnu-gcc" "$arch-linux-gnu-g++" "qemu-$arch"; do
+        if ! command -v "$tool" >/dev/null; then
+            echo "SKIP: $tool is not installed and cannot be installed here"
+            return 1
+        fi
+    done
+    if [ ! -d "/usr/$arch-linux-gnu/lib" ]; then
+        echo "SKIP: no $arch C library in /usr/$arch-linux-gnu (libc6-dev-$(cross_debian_arch "$arch")-cross)"
+        return 1
+    fi
+    std_installed() { compgen -G "$(rustc --print target-libdir --target "$target")/libstd-*.rlib" >/dev/null; }
+    if ! std_installed && command -v rustup >/dev/null; then
+        echo "== rustup target add $target"
+        rustup target add "$target" >/dev/null 2>&1 || true
+    fi
+    if ! std_installed; then
+        echo "SKIP: the Rust standard library for $target is not installed and rustup cannot add it"
+        return 1
+    fi
+}
+
+
+# cross_python ARCH: Debian's own Python 3 for ARCH, unpacked (not installed) into
+# $DMLS_CROSS_PYTHON_DIR (default ~/.cache/directml_subset/python-ARCH) for `qemu-ARCH -L`:
+# apt-get downloads the interpreter, its standard library and the C libraries they and numpy's
+# wheels load, with a package state of its own (the system's package lists and dpkg's
+# architectures are left as they are; the system's sources must carry ARCH, as Debian's
+# deb.debian.org does). Sets cross_python_root (the tree) and cross_python_version (3.N). Says
+# SKIP and fails where it cannot.
+cross_python() {
+    local arch=$1 darch dir log apt ver
+    darch=$(cross_debian_arch "$arch")
+    dir=${DMLS_CROSS_PYTHON_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/directml_subset/python-$arch}
+    cross_python_root=$dir/root
+    if [ ! -f "$dir/ready" ]; then
+        if ! command -v apt-get >/dev/null || ! command -v dpkg >/dev/null; then
+            echo "SKIP: no apt-get here to download Debian's Python for $arch"
+            return 1
+        fi
+        echo "== Debian's Python for $arch into $dir (apt-get download, first run only)"
+        rm -rf "$dir"
+        mkdir -p "$dir/state/lists/partial" "$dir/cache/archives/partial" "$dir/debs" "$dir/root"
+        log=$dir/apt.log
+        apt=(apt-get -q -o "Dir::State=$dir/state" -o "Dir::State::status=/dev/null"
+            -o "Dir::Cache=$dir/cache" -o "APT::Architecture=$darch" -o "APT::Architectures::=$darch"
+            -o Debug::NoLocking=1)
+        if ! "${apt[@]}" update >"$log" 2>&1; then
+            echo "SKIP: apt-get cannot read the $darch package lists (log: $log)"
+            return 1
+        fi
+        # The distribution's python3 names its version: python3.N-minimal.
+        ver=$(apt-cache -o "Dir::State=$dir/state" -o "Dir::State::status=/dev/null" \
+            -o "Dir::Cache=$dir/cache" -o "APT::Architecture=$darch" show python3-minimal 2>>"$log" |
+            grep -o 'python3\.[0-9]*-minimal' | head -n1 | sed 's/^python\(3\.[0-9]*\)-minimal$/\1/')
+        if [ -z "$ver" ] ||
+            ! (cd "$dir/debs" && "${apt[@]}" download "python$ver-minimal" "libpython$ver-minimal" \
+                "libpython$ver-stdlib" libffi8 libc6 zlib1g libexpat1 libgcc-s1 libstdc++6) >>"$log" 2>&1; then
+            echo "SKIP: apt-get cannot download Debian's Python for $darch (log: $log)"
+            return 1
+        fi
+        local deb
+        for deb in "$dir"/debs/*.deb; do
+            dpkg -x "$deb" "$dir/root"
+        done
+        echo "$ver" >"$dir/ready"
+    fi
+    cross_python_version=$(cat "$dir/ready")
+}
