@@ -906,12 +906,26 @@ fn run_beside(pool: &rayon::ThreadPool, parts: usize, helpers: usize, job: &Job<
     }
 }
 
-/// Runs part `part` of `job`, keeping its panic in `first` unless one is kept already.
+/// Runs part `part` of `job`, keeping its panic in `first` unless one is kept already
+/// ([`keep_panic`]). Never unwinds: a panic out of here would end `Team::run`'s frame while other
+/// threads may still read its job, or abort the process on a worker.
 fn run_part(job: &Job<'_>, part: usize, first: &Mutex<Option<Box<dyn Any + Send>>>) {
     if let Err(p) = catch_unwind(AssertUnwindSafe(|| job(part))) {
-        if let Ok(mut first) = first.lock() {
-            first.get_or_insert(p);
-        }
+        keep_panic(first, p);
+    }
+}
+
+/// Keeps panic payload `p` in `first` unless one is kept already. Never unwinds: a payload not
+/// kept is dropped inside `catch_unwind`, and leaked if its drop panics.
+pub(crate) fn keep_panic(first: &Mutex<Option<Box<dyn Any + Send>>>, p: Box<dyn Any + Send>) {
+    let mut first = first.lock().unwrap_or_else(|e| e.into_inner());
+    if first.is_none() {
+        *first = Some(p);
+        return;
+    }
+    drop(first);
+    if let Err(again) = catch_unwind(AssertUnwindSafe(move || drop(p))) {
+        core::mem::forget(again);
     }
 }
 
@@ -970,6 +984,29 @@ mod tests {
             .num_threads(threads)
             .build()
             .unwrap()
+    }
+
+    /// A panic payload whose drop panics too.
+    struct Bomb;
+    impl Drop for Bomb {
+        fn drop(&mut self) {
+            panic!("a payload's drop");
+        }
+    }
+
+    #[test]
+    fn a_part_never_unwinds_even_when_a_payload_panics_on_drop() {
+        let first: Mutex<Option<Box<dyn Any + Send>>> = Mutex::new(None);
+        let job = |_: usize| std::panic::panic_any(Bomb);
+        // The first payload is kept, the second dropped: its drop panics, inside the part.
+        run_part(&job, 0, &first);
+        run_part(&job, 1, &first);
+        let kept = first
+            .into_inner()
+            .unwrap()
+            .expect("the first payload is kept");
+        assert!(kept.is::<Bomb>());
+        core::mem::forget(kept);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::op::kind::OpKind;
 use crate::op::nonzero::NonZeroPlan;
 use crate::op::simd::Word;
 use crate::pool::Workers;
-use crate::team::MAX_PARTS;
+use crate::team::{keep_panic, MAX_PARTS};
 
 const OP: &str = OpKind::NonZeroCoordinates.name();
 
@@ -420,7 +420,7 @@ fn count_part<U: Word>(
             masked_steps(src, start, end, words, |_, _, _| {})
         }),
     }));
-    counted.map_err(|p| keep_first(panic, p)).ok()
+    counted.map_err(|p| keep_panic(panic, p)).ok()
 }
 
 /// Writes the `n` rows of elements `start .. end` from row `first`, a panic kept in `panic`:
@@ -500,14 +500,8 @@ unsafe fn write_part<U: Word>(
         }
     }));
     if let Err(p) = wrote {
-        keep_first(panic, p);
+        keep_panic(panic, p);
     }
-}
-
-/// Keeps the first panic of the parts.
-fn keep_first(slot: &Mutex<Option<Box<dyn Any + Send>>>, p: Box<dyn Any + Send>) {
-    let mut first = slot.lock().unwrap_or_else(|e| e.into_inner());
-    first.get_or_insert(p);
 }
 
 /// The rows of the parts before part `i` of [`parallel`] (counted or being counted:
