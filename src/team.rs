@@ -916,7 +916,8 @@ fn run_part(job: &Job<'_>, part: usize, first: &Mutex<Option<Box<dyn Any + Send>
 }
 
 /// Keeps panic payload `p` in `first` unless one is kept already. Never unwinds: a payload not
-/// kept is dropped inside `catch_unwind`, and leaked if its drop panics.
+/// kept is dropped inside `catch_unwind`; when that drop panics, the new payload is dropped the
+/// same way, and after a few such rounds the last one is leaked.
 pub(crate) fn keep_panic(first: &Mutex<Option<Box<dyn Any + Send>>>, p: Box<dyn Any + Send>) {
     let mut first = first.lock().unwrap_or_else(|e| e.into_inner());
     if first.is_none() {
@@ -924,9 +925,14 @@ pub(crate) fn keep_panic(first: &Mutex<Option<Box<dyn Any + Send>>>, p: Box<dyn 
         return;
     }
     drop(first);
-    if let Err(again) = catch_unwind(AssertUnwindSafe(move || drop(p))) {
-        core::mem::forget(again);
+    let mut p = p;
+    for _ in 0..4 {
+        match catch_unwind(AssertUnwindSafe(move || drop(p))) {
+            Ok(()) => return,
+            Err(again) => p = again,
+        }
     }
+    core::mem::forget(p);
 }
 
 /// A thread's wait for work done on other threads: `pause` at first, then the core is given
