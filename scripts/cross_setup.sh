@@ -1,5 +1,6 @@
-# Sourced (not run) by scripts/check_cross.sh and scripts/check_dist_aarch64.sh: what running
-# another Linux CPU's programs under qemu-user needs on an x86-64 Debian or Ubuntu host.
+# Sourced (not run) by scripts/check_cross.sh, scripts/check_dist_aarch64.sh,
+# scripts/check_wheel.sh and scripts/dist.sh: what building for another Linux CPU and running its
+# programs under qemu-user needs on an x86-64 Debian or Ubuntu host.
 
 cross_debian_arch() { # arch: Debian's name for it
     case "$1" in
@@ -30,15 +31,22 @@ cross_setup() {
         echo "SKIP: no $arch C library in /usr/$arch-linux-gnu (libc6-dev-$(cross_debian_arch "$arch")-cross)"
         return 1
     fi
+    if ! cross_rust_std "$target"; then
+        echo "SKIP: the Rust standard library for $target is not installed and rustup cannot add it"
+        return 1
+    fi
+}
+
+# cross_rust_std TARGET: Rust's standard library for TARGET, added with rustup where it is
+# missing and rustup can; fails where it is still missing.
+cross_rust_std() {
+    local target=$1
     std_installed() { compgen -G "$(rustc --print target-libdir --target "$target")/libstd-*.rlib" >/dev/null; }
     if ! std_installed && command -v rustup >/dev/null; then
         echo "== rustup target add $target"
         rustup target add "$target" >/dev/null 2>&1 || true
     fi
-    if ! std_installed; then
-        echo "SKIP: the Rust standard library for $target is not installed and rustup cannot add it"
-        return 1
-    fi
+    std_installed
 }
 
 

@@ -93,12 +93,9 @@ fi
 
 cross_args=()
 if [ "$arch" != "$(uname -m)" ]; then
-    std_installed() { compgen -G "$(rustc --print target-libdir --target "$triple")/libstd-*.rlib" >/dev/null; }
-    if ! std_installed && command -v rustup >/dev/null; then
-        echo "dist.sh: rustup target add $triple"
-        rustup target add "$triple" >/dev/null
-    fi
-    std_installed || { echo "dist.sh: Rust's standard library for $triple is not installed (rustup target add $triple)" >&2; exit 1; }
+    # shellcheck source=scripts/cross_setup.sh
+    . "$src/scripts/cross_setup.sh"
+    cross_rust_std "$triple" || { echo "dist.sh: Rust's standard library for $triple is not installed (rustup target add $triple)" >&2; exit 1; }
     # The static library's debug info is stripped by CMake's strip, which must read $arch objects.
     strip=$(command -v "$arch-linux-gnu-strip" || command -v llvm-strip || true)
     [ -n "$strip" ] || { echo "dist.sh: no strip for $arch objects: install binutils-$arch-linux-gnu (Debian) or LLVM" >&2; exit 1; }
