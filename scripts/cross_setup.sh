@@ -1,6 +1,7 @@
 # Sourced (not run) by scripts/check_cross.sh, scripts/check_dist_aarch64.sh,
-# scripts/check_wheel.sh and scripts/dist.sh: what building for another Linux CPU and running its
-# programs under qemu-user needs on an x86-64 Debian or Ubuntu host.
+# scripts/check_wheel.sh, scripts/check_musl.sh and scripts/dist.sh: what building for another
+# Linux target (another CPU, or musl libc) and running its programs (under qemu-user, for another
+# CPU) needs on an x86-64 Debian or Ubuntu host.
 
 cross_debian_arch() { # arch: Debian's name for it
     case "$1" in
@@ -49,6 +50,22 @@ cross_rust_std() {
     std_installed
 }
 
+# dist_python_tools SRC VENV: the Python tools of python/requirements-dist.txt (Zig, auditwheel,
+# setuptools) in the virtual environment VENV, installed from PyPI when the requirements changed
+# since the last install; fails, saying why, where VENV is not a virtual environment.
+dist_python_tools() {
+    local src=$1 venv=$2 stamp=$2/.directml_subset-dist-ready
+    if [ ! -x "$venv/bin/python" ]; then
+        echo "no virtual environment at $venv (./dev makes .venv/)" >&2
+        return 1
+    fi
+    if [ "$(cat "$stamp" 2>/dev/null)" != "$(cat "$src/python/requirements-dist.txt")" ]; then
+        echo "== installing Zig, auditwheel and setuptools (python/requirements-dist.txt) into $venv"
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --progress-bar off \
+            -r "$src/python/requirements-dist.txt" || return 1
+        cp "$src/python/requirements-dist.txt" "$stamp"
+    fi
+}
 
 # cross_python ARCH: Debian's own Python 3 for ARCH, unpacked (not installed) into
 # $DMLS_CROSS_PYTHON_DIR (default ~/.cache/directml_subset/python-ARCH) for `qemu-ARCH -L`:

@@ -76,14 +76,9 @@ version=$(sed -n 's/^version *= *"\([0-9][0-9.]*\)".*/\1/p' "$src/Cargo.toml" | 
 [ -n "$version" ] || { echo "dist.sh: no version in Cargo.toml" >&2; exit 1; }
 
 # --- tools ---------------------------------------------------------------------------------
-[ -x "$python" ] || { echo "dist.sh: no virtual environment at $venv: run it through ./dev" >&2; exit 1; }
-stamp="$venv/.directml_subset-dist-ready"
-if [ "$(cat "$stamp" 2>/dev/null)" != "$(cat "$src/python/requirements-dist.txt")" ]; then
-    echo "dist.sh: installing Zig, auditwheel and setuptools (python/requirements-dist.txt) into $venv"
-    "$python" -m pip install --quiet --disable-pip-version-check --progress-bar off \
-        -r "$src/python/requirements-dist.txt"
-    cp "$src/python/requirements-dist.txt" "$stamp"
-fi
+# shellcheck source=scripts/cross_setup.sh
+. "$src/scripts/cross_setup.sh"
+dist_python_tools "$src" "$venv" || { echo "dist.sh: no Zig and auditwheel in $venv (run it through ./dev)" >&2; exit 1; }
 if [ "$(cargo-zigbuild --version 2>/dev/null)" != "cargo-zigbuild $zigbuild_version" ]; then
     echo "dist.sh: installing cargo-zigbuild $zigbuild_version into $tools (first run only, a few minutes)"
     CARGO_TARGET_DIR="$cache/tools-build" cargo install --quiet --locked --force \
@@ -93,8 +88,6 @@ fi
 
 cross_args=()
 if [ "$arch" != "$(uname -m)" ]; then
-    # shellcheck source=scripts/cross_setup.sh
-    . "$src/scripts/cross_setup.sh"
     cross_rust_std "$triple" || { echo "dist.sh: Rust's standard library for $triple is not installed (rustup target add $triple)" >&2; exit 1; }
     # The static library's debug info is stripped by CMake's strip, which must read $arch objects.
     strip=$(command -v "$arch-linux-gnu-strip" || command -v llvm-strip || true)
