@@ -8,9 +8,10 @@
 //! keeps a **share**: the workers its executions may call, adapted to the machine's runnable
 //! threads (Linux's `/proc/loadavg`, whose fourth field counts the threads running or ready to
 //! run now), sampled at most once per [`SAMPLE_NS`] (5 ms) while the share is cut and once per
-//! [`WHOLE_SAMPLE_NS`] (50 ms) while it is whole. When they exceed the online CPUs, the
-//! share shrinks in proportion (times CPUs / runnable); otherwise it grows by one worker per
-//! sample, up to the pool's threads. In a simulation (the tests below), four processes of 16
+//! [`WHOLE_SAMPLE_NS`] (50 ms) while it is whole. When they exceed the online CPUs by more
+//! than one, the share shrinks in proportion (times CPUs / runnable); by exactly one (a
+//! passing thread), it stays; otherwise it grows by one worker per sample, up to the pool's
+//! threads. In a simulation (the tests below), four processes of 16
 //! threads on 16 CPUs that sample in turn settle at 16 or 17 threads together (two to seven
 //! each), where each alone uses all 16; on two CPUs, four processes run on their callers. On
 //! a 16-core Xeon, four processes calling NonZero back to back kept a median of 18 runnable
@@ -93,12 +94,17 @@ impl Share {
 
 /// The next share of a pool that may call `helpers` of its `max` workers, when `runnable`
 /// threads of the machine want to run on its `cpus` CPUs: in proportion when they exceed the
-/// CPUs, one more worker otherwise.
+/// CPUs by more than one, the same with exactly one more, one more worker otherwise.
 pub(crate) fn next_share(helpers: usize, max: usize, runnable: usize, cpus: usize) -> usize {
-    if runnable > cpus {
-        // Rounded to the nearest: one thread more than the CPUs (a kernel thread that woke
-        // up) does not take a pool of one worker down to none.
+    if runnable > cpus + 1 {
+        // Rounded to the nearest.
         (helpers * cpus + runnable / 2) / runnable
+    } else if runnable > cpus {
+        // One thread more than the CPUs (a kernel thread that woke up, another process's
+        // thread passing by) is not worth a worker: on the 16-core Xeon a process alone
+        // counted 16-17 runnable threads, and 17 cut its 15 workers to 14 in proportion. Nor
+        // does it grow the share (several pools together hold there).
+        helpers
     } else {
         (helpers + 1).min(max)
     }
@@ -190,14 +196,37 @@ mod tests {
         // Then 16 runnable: one more each; 20 runnable: back.
         assert_eq!(next_share(3, 15, 16, 16), 4);
         assert_eq!(next_share(4, 15, 20, 16), 3);
-        // One thread over the CPUs: a little less, but not none.
-        assert_eq!(next_share(15, 15, 17, 16), 14);
+        // One thread over the CPUs: held, neither cut nor grown.
+        assert_eq!(next_share(15, 15, 17, 16), 15);
+        assert_eq!(next_share(9, 15, 17, 16), 9);
         assert_eq!(next_share(1, 1, 3, 2), 1);
+        assert_eq!(next_share(0, 1, 3, 2), 0);
+        // Two over: in proportion.
+        assert_eq!(next_share(15, 15, 18, 16), 13);
         // Two CPUs, four processes of two threads: on the callers alone, until the load falls.
         assert_eq!(next_share(1, 1, 8, 2), 0);
         assert_eq!(next_share(0, 1, 4, 2), 0);
         assert_eq!(next_share(0, 1, 2, 2), 1);
         assert_eq!(next_share(1, 1, 1, 2), 1);
+    }
+
+    #[test]
+    fn a_pool_alone_keeps_its_workers_beside_a_passing_thread() {
+        // One pool of 15 workers on 16 CPUs, and another thread runnable at every other
+        // sample: the pool keeps all its workers.
+        let mut share = 15;
+        for round in 0..20 {
+            let runnable = share + 1 + round % 2;
+            share = next_share(share, 15, runnable, 16);
+            assert_eq!(share, 15, "round {round}");
+        }
+        // Two threads besides it: it gives way, then grows back when they are gone.
+        share = next_share(share, 15, 18, 16);
+        assert_eq!(share, 13);
+        for _ in 0..2 {
+            share = next_share(share, 15, share + 1, 16);
+        }
+        assert_eq!(share, 15);
     }
 
     #[test]
