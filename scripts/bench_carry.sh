@@ -17,21 +17,22 @@
 #   run.sh              runs, within DMLS_CARRY_SECONDS (default 480) and in this order while
 #                       time is left: `kernels threads` from 2^8 elements (run 1), `kernels
 #                       oversub` (run 1), the idle test, `kernels bare` (the bare AVX-512
-#                       loops, about 1 s), `kernels cold`, `kernels-trace trace` (the library's
+#                       loops, about 1 s), `kernels isa` (one thread's NonZero at AVX-512 and
+#                       AVX2, about 40 s), `kernels cold`, `kernels-trace trace` (the library's
 #                       choice, then DMLS_PARALLEL=always), `kernels threads` (runs 2 to 4), the
 #                       same with DMLS_PARALLEL=always (the parallel paths' own cost beside the
 #                       library's choice), `kernels oversub` (run 2); then the targets' check,
 #                       best of the threads runs per point. With kernels-base (and variants):
 #                       three rounds of `threads` runs, one of each build per round, then one
 #                       `oversub` of each, a `cold` of this build and of the base, the idle
-#                       test, `kernels bare`, a `trace` of each build that has one, and a
+#                       test, `kernels bare`, `kernels isa`, a `trace` of each build that has one, and a
 #                       check of each.
 #                       Everything goes, after each step,
 #                       into $OUT/results.tar.gz (default: target/carry/out; one file, since a
 #                       borrowed machine may send back only a few): threads-N.csv/.txt,
 #                       threads-best.csv, threads-forced.*, oversub-N.txt, cold.csv/.txt,
 #                       trace.csv/.txt, trace-forced.csv/.txt,
-#                       bare.txt, targets.txt (the same with -base or -NAME for the other builds),
+#                       bare.txt, isa.csv/.txt, targets.txt (the same with -base or -NAME for the other builds),
 #                       compare.txt (with a base: each build's default device over the base's),
 #                       idle.txt, machine.txt, steps.txt (each step's seconds). The `threads`
 #                       runs start at 2^8 elements, or at DMLS_CURVE_MIN_LOG2, and end at
@@ -152,6 +153,12 @@ oversub() { "$here/$1" oversub > "$out/oversub$2.txt" 2>&1; }  # oversub EXE RUN
 cold() { DMLS_COLD_CSV="$out/cold$2.csv" "$here/$1" cold > "$out/cold$2.txt" 2>&1; }  # cold EXE SUFFIX
 idle() { "$here/idle" > "$out/idle.txt" 2>&1; }
 bare() { "$here/kernels" bare > "$out/bare.txt" 2>&1; }  # one thread's AVX-512 floor, about 1 s
+# One thread's NonZero at AVX-512 and at AVX2 side by side (whether the dispatch, measured on
+# AMD, holds on this CPU), about 40 s.
+isa() {
+    DMLS_ISA_LEVELS=avx512,avx2 DMLS_ISA_SERIES=nonzero DMLS_ISA_CSV="$out/isa.csv" \
+        "$here/kernels" isa > "$out/isa.txt" 2>&1
+}
 trace() {  # trace SUFFIX [ENV...]: the steps of parallel executions (of trace-NAME for -NAME)
     local suffix=$1 exe=kernels-trace; shift
     case "$suffix" in -forced|"") ;; *) exe=trace$suffix ;; esac
@@ -183,6 +190,7 @@ if [ -f "$here/builds.txt" ]; then
     step "cold (base)" cold kernels-base -base
     step "idle" idle
     step "bare" bare
+    step "isa" isa
     step "trace" trace ""
     for b in $others; do step "trace ($b)" trace "-$b"; done
     check ""
@@ -207,6 +215,7 @@ else
     step "oversub run 1" oversub kernels -1
     step "idle" idle
     step "bare" bare
+    step "isa" isa
     step "cold" cold kernels ""
     step "trace" trace ""
     step "trace forced" trace -forced DMLS_PARALLEL=always
