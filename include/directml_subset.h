@@ -156,8 +156,9 @@ typedef int32_t HRESULT;
 // on a device with a pool share its threads). Only `dmls_device_release` must not overlap
 // another call on the same device; operators already created keep working after it.
 //
-// Stack: every call runs on a calling thread with a stack of 64 KiB (a coroutine's, a fiber's);
-// the deepest path uses about 16 KiB of it on x86-64 (`c_tests/test_small_stack.c`).
+// Stack: every call works from a calling thread with as little as 64 KiB of stack (a
+// coroutine's, a fiber's); the deepest path uses about 16 KiB of it on x86-64
+// (`c_tests/test_small_stack.c`).
 typedef struct dmls_device dmls_device;
 
 // A validated, immutable operator. Opaque; created by `dmls_device_create_operator`, released
