@@ -52,6 +52,18 @@ CXX=$out/zig-c++
 passed=0
 failed=0
 failures=()
+# pass WHAT: counts a run that passed. fail WHAT WHY [LOG LINES]: counts one that failed, says
+# why, and shows the last LINES of LOG.
+pass() {
+    echo "ok   musl: $1 ($((SECONDS - t0)) s)"
+    passed=$((passed + 1))
+}
+fail() {
+    echo "FAIL musl: $1$2"
+    if [ $# -ge 4 ]; then tail -n "$4" "$3"; fi
+    failed=$((failed + 1))
+    failures+=("$1")
+}
 
 # 1. The Rust suite, run natively: the target links its programs statically with musl.
 echo "== cargo test --release --target $target (target dir $target_dir)"
@@ -61,13 +73,9 @@ timeout --kill-after=10 "${DMLS_MUSL_TIMEOUT:-600}" cargo test --release --targe
     --target-dir "$target_dir" --no-fail-fast --lib --tests >"$out/cargo-test.log" 2>&1 || status=$?
 grep -E '^(test result|error)|panicked|FAILED' "$out/cargo-test.log" || true
 if [ "$status" -eq 0 ] && grep -q '^test result: ok' "$out/cargo-test.log"; then
-    echo "ok   musl: cargo test ($((SECONDS - t0)) s)"
-    passed=$((passed + 1))
+    pass "cargo test"
 else
-    echo "FAIL musl: cargo test, exit status $status (log: $out/cargo-test.log)"
-    tail -n 40 "$out/cargo-test.log"
-    failed=$((failed + 1))
-    failures+=("cargo test")
+    fail "cargo test" ", exit status $status (log: $out/cargo-test.log)" "$out/cargo-test.log" 40
 fi
 
 # 2. The C and C++ test programs against the target's static library, statically linked.
@@ -82,31 +90,22 @@ for test_src in $(c_test_sources); do
     exe="$out/$name"
     t0=$SECONDS
     if ! c_test_build "$test_src" "$exe" >"$out/$name.build.log" 2>&1; then
-        echo "FAIL musl: $name does not build"
-        tail -n 20 "$out/$name.build.log"
-        failed=$((failed + 1))
-        failures+=("$name")
+        fail "$name" " does not build" "$out/$name.build.log" 20
         continue
     fi
     # Linked statically with musl: no program interpreter (a glibc loader would mean the host's
     # C library came in).
     if readelf -l "$exe" | grep -q "program interpreter"; then
-        echo "FAIL musl: $name is not statically linked: $(readelf -l "$exe" | grep "program interpreter")"
-        failed=$((failed + 1))
-        failures+=("$name")
+        fail "$name" " is not statically linked: $(readelf -l "$exe" | grep "program interpreter")"
         continue
     fi
     status=0
     (cd "$out" && exec timeout --kill-after=10 "${DMLS_MUSL_TIMEOUT:-300}" "$exe") \
         >"$out/$name.log" 2>&1 || status=$?
     if [ "$status" -eq 0 ]; then
-        echo "ok   musl: $name ($((SECONDS - t0)) s)"
-        passed=$((passed + 1))
+        pass "$name"
     else
-        echo "FAIL musl: $name, exit status $status (log: $out/$name.log)"
-        tail -n 30 "$out/$name.log"
-        failed=$((failed + 1))
-        failures+=("$name")
+        fail "$name" ", exit status $status (log: $out/$name.log)" "$out/$name.log" 30
     fi
 done
 
