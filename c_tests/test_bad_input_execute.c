@@ -13,6 +13,16 @@
 #define ARENA 8192u
 #define GUARD 1024u /* bindings point at least this far inside an arena */
 
+/* C11's aligned_alloc and free; the Windows C runtime has neither for aligned blocks. */
+#ifdef _WIN32
+#include <malloc.h>
+#define arena_alloc(bytes) _aligned_malloc((bytes), 64)
+#define arena_free(p) _aligned_free(p)
+#else
+#define arena_alloc(bytes) aligned_alloc(64, (bytes))
+#define arena_free(p) free(p)
+#endif
+
 typedef struct {
     unsigned char *mem; /* ARENA bytes, 64-aligned */
     unsigned char fill; /* what every byte holds while untouched */
@@ -20,7 +30,7 @@ typedef struct {
 
 static arena arena_new(unsigned char fill) {
     arena a;
-    a.mem = (unsigned char *)aligned_alloc(64, ARENA);
+    a.mem = (unsigned char *)arena_alloc(ARENA);
     if (a.mem == NULL) {
         fprintf(stderr, "out of memory\n");
         exit(2);
@@ -133,9 +143,9 @@ static void bindings_untouched(const char *what, bindings *s) {
 }
 
 static void bindings_free(bindings *s) {
-    free(s->in.mem);
-    free(s->a.mem);
-    free(s->b.mem);
+    arena_free(s->in.mem);
+    arena_free(s->a.mem);
+    arena_free(s->b.mem);
 }
 
 /* Executes and checks the code and message; on failure no buffer may have been written. */

@@ -65,27 +65,28 @@ static void expect_create_fails(dmls_device *device, const DML_OPERATOR_DESC *de
 
 /* One part of a valid NONZERO_COORDINATES desc to break, the HRESULT creation must return, and
    what the message must say (NULL: any message). */
-typedef enum { IN, COUNT, COORD } which_tensor;
+/* (Prefixed: <windows.h> defines IN as a macro and SIZE as a type.) */
+typedef enum { T_IN, T_COUNT, T_COORD } which_tensor;
 typedef enum {
-    OPERATOR_TYPE,   /* DML_OPERATOR_DESC.Type = value (the operator fields ignore `tensor`) */
-    OPERATOR_DESC,   /* DML_OPERATOR_DESC.Desc = NULL */
-    TENSOR_POINTER,  /* the operator desc's pointer to the tensor = NULL */
-    TENSOR_DESC,     /* DML_TENSOR_DESC.Desc = NULL */
-    SIZES_POINTER,   /* Sizes = NULL */
-    SIZE,            /* Sizes[index] = value */
-    DATA_TYPE,
-    FLAGS,
-    TENSOR_TYPE,
-    TOTAL,           /* only the new TotalTensorSizeInBytes below */
-    ALIGNMENT,
-    DIMENSION_COUNT
+    F_OPERATOR_TYPE,   /* DML_OPERATOR_DESC.Type = value (the operator fields ignore `tensor`) */
+    F_OPERATOR_DESC,   /* DML_OPERATOR_DESC.Desc = NULL */
+    F_TENSOR_POINTER,  /* the operator desc's pointer to the tensor = NULL */
+    F_TENSOR_DESC,     /* DML_TENSOR_DESC.Desc = NULL */
+    F_SIZES_POINTER,   /* Sizes = NULL */
+    F_SIZE,            /* Sizes[index] = value */
+    F_DATA_TYPE,
+    F_FLAGS,
+    F_TENSOR_TYPE,
+    F_TOTAL,           /* only the new TotalTensorSizeInBytes below */
+    F_ALIGNMENT,
+    F_DIMENSION_COUNT
 } which_field;
 typedef struct {
     int line;
     HRESULT want;
     which_tensor tensor;
     which_field field;
-    UINT index; /* SIZE: which size */
+    UINT index; /* F_SIZE: which size */
     UINT value;
     UINT64 total; /* when not 0, the tensor's new TotalTensorSizeInBytes too */
     const char *message;
@@ -94,61 +95,61 @@ typedef struct {
 #define BAD(...) {__LINE__, __VA_ARGS__}
 static const bad_nonzero_case bad_nonzero[] = {
     /* NULL pointers: E_POINTER. */
-    BAD(E_POINTER, IN, OPERATOR_DESC, 0, 0, 0, NULL),
-    BAD(E_POINTER, IN, TENSOR_POINTER, 0, 0, 0, "InputTensor"),
-    BAD(E_POINTER, COUNT, TENSOR_POINTER, 0, 0, 0, "OutputCountTensor"),
-    BAD(E_POINTER, COORD, TENSOR_POINTER, 0, 0, 0, "OutputCoordinatesTensor"),
-    BAD(E_POINTER, COORD, TENSOR_DESC, 0, 0, 0, "OutputCoordinatesTensor"),
-    BAD(E_POINTER, IN, SIZES_POINTER, 0, 0, 0, "InputTensor"),
+    BAD(E_POINTER, T_IN, F_OPERATOR_DESC, 0, 0, 0, NULL),
+    BAD(E_POINTER, T_IN, F_TENSOR_POINTER, 0, 0, 0, "InputTensor"),
+    BAD(E_POINTER, T_COUNT, F_TENSOR_POINTER, 0, 0, 0, "OutputCountTensor"),
+    BAD(E_POINTER, T_COORD, F_TENSOR_POINTER, 0, 0, 0, "OutputCoordinatesTensor"),
+    BAD(E_POINTER, T_COORD, F_TENSOR_DESC, 0, 0, 0, "OutputCoordinatesTensor"),
+    BAD(E_POINTER, T_IN, F_SIZES_POINTER, 0, 0, 0, "InputTensor"),
     /* Operator types: DirectML's that this library lacks (E_NOTIMPL), and others. */
-    BAD(E_NOTIMPL, IN, OPERATOR_TYPE, 0, 103, 0, "103"), /* FILL_VALUE_CONSTANT */
-    BAD(E_NOTIMPL, IN, OPERATOR_TYPE, 0, 1, 0, NULL),
-    BAD(E_NOTIMPL, IN, OPERATOR_TYPE, 0, DML_OPERATOR_UNFOLD, 0, NULL),
-    BAD(E_INVALIDARG, IN, OPERATOR_TYPE, 0, DML_OPERATOR_INVALID, 0, NULL),
-    BAD(E_INVALIDARG, IN, OPERATOR_TYPE, 0, 178, 0, "178"),
-    BAD(E_INVALIDARG, IN, OPERATOR_TYPE, 0, 0xFFFFFFFFu, 0, NULL),
+    BAD(E_NOTIMPL, T_IN, F_OPERATOR_TYPE, 0, 103, 0, "103"), /* FILL_VALUE_CONSTANT */
+    BAD(E_NOTIMPL, T_IN, F_OPERATOR_TYPE, 0, 1, 0, NULL),
+    BAD(E_NOTIMPL, T_IN, F_OPERATOR_TYPE, 0, DML_OPERATOR_UNFOLD, 0, NULL),
+    BAD(E_INVALIDARG, T_IN, F_OPERATOR_TYPE, 0, DML_OPERATOR_INVALID, 0, NULL),
+    BAD(E_INVALIDARG, T_IN, F_OPERATOR_TYPE, 0, 178, 0, "178"),
+    BAD(E_INVALIDARG, T_IN, F_OPERATOR_TYPE, 0, 0xFFFFFFFFu, 0, NULL),
     /* Bad descs: E_INVALIDARG with a message naming the tensor and the values. */
-    BAD(E_INVALIDARG, COORD, SIZE, 0, 6, 48, "OutputCoordinatesTensor Sizes[0] (M) is 6, must equal the input's element count 8"),
-    BAD(E_INVALIDARG, IN, SIZE, 1, 0, 0, "Sizes[1] is 0"),
-    BAD(E_INVALIDARG, IN, DATA_TYPE, 0, DML_TENSOR_DATA_TYPE_FLOAT64, 64, "DMLS_DEVICE_FLAG_EXTENSIONS"), /* extension only */
-    BAD(E_INVALIDARG, IN, DATA_TYPE, 0, 99, 0, "InputTensor"),
-    BAD(E_INVALIDARG, IN, DATA_TYPE, 0, DML_TENSOR_DATA_TYPE_INT4, 0, "InputTensor"),
-    BAD(E_INVALIDARG, COUNT, DATA_TYPE, 0, DML_TENSOR_DATA_TYPE_INT32, 0, "OutputCountTensor"),
-    BAD(E_INVALIDARG, COUNT, SIZE, 0, 2, 8, "OutputCountTensor Sizes[0] is 2"),
-    BAD(E_INVALIDARG, COORD, SIZE, 1, 3, 96, "(N) is 3"), /* N above the input's DimensionCount 2 */
-    BAD(E_INVALIDARG, COORD, SIZE, 1, 1, 32, "(N) is 1"), /* N below the effective rank 2 */
-    BAD(E_INVALIDARG, IN, FLAGS, 0, DML_TENSOR_FLAG_OWNED_BY_DML, 0, "OWNED_BY_DML"),
-    BAD(E_INVALIDARG, IN, FLAGS, 0, 0x10, 0, "Flags"),
-    BAD(E_INVALIDARG, IN, TENSOR_TYPE, 0, DML_TENSOR_TYPE_INVALID, 0, "InputTensor"),
-    BAD(E_INVALIDARG, IN, TOTAL, 0, 0, 28, "TotalTensorSizeInBytes is 28"), /* below the 32 bytes needed */
-    BAD(E_INVALIDARG, IN, TOTAL, 0, 0, 34, "multiple of 4"),
-    BAD(E_INVALIDARG, IN, ALIGNMENT, 0, 24, 0, "GuaranteedBaseOffsetAlignment"), /* not a power of two */
-    BAD(E_INVALIDARG, IN, ALIGNMENT, 0, 2, 0, "GuaranteedBaseOffsetAlignment"),  /* below the element size 4 */
-    BAD(E_INVALIDARG, IN, DIMENSION_COUNT, 0, 0, 0, "DimensionCount"),
-    BAD(E_INVALIDARG, IN, DIMENSION_COUNT, 0, 9, 0, "DimensionCount"),
+    BAD(E_INVALIDARG, T_COORD, F_SIZE, 0, 6, 48, "OutputCoordinatesTensor Sizes[0] (M) is 6, must equal the input's element count 8"),
+    BAD(E_INVALIDARG, T_IN, F_SIZE, 1, 0, 0, "Sizes[1] is 0"),
+    BAD(E_INVALIDARG, T_IN, F_DATA_TYPE, 0, DML_TENSOR_DATA_TYPE_FLOAT64, 64, "DMLS_DEVICE_FLAG_EXTENSIONS"), /* extension only */
+    BAD(E_INVALIDARG, T_IN, F_DATA_TYPE, 0, 99, 0, "InputTensor"),
+    BAD(E_INVALIDARG, T_IN, F_DATA_TYPE, 0, DML_TENSOR_DATA_TYPE_INT4, 0, "InputTensor"),
+    BAD(E_INVALIDARG, T_COUNT, F_DATA_TYPE, 0, DML_TENSOR_DATA_TYPE_INT32, 0, "OutputCountTensor"),
+    BAD(E_INVALIDARG, T_COUNT, F_SIZE, 0, 2, 8, "OutputCountTensor Sizes[0] is 2"),
+    BAD(E_INVALIDARG, T_COORD, F_SIZE, 1, 3, 96, "(N) is 3"), /* N above the input's DimensionCount 2 */
+    BAD(E_INVALIDARG, T_COORD, F_SIZE, 1, 1, 32, "(N) is 1"), /* N below the effective rank 2 */
+    BAD(E_INVALIDARG, T_IN, F_FLAGS, 0, DML_TENSOR_FLAG_OWNED_BY_DML, 0, "OWNED_BY_DML"),
+    BAD(E_INVALIDARG, T_IN, F_FLAGS, 0, 0x10, 0, "Flags"),
+    BAD(E_INVALIDARG, T_IN, F_TENSOR_TYPE, 0, DML_TENSOR_TYPE_INVALID, 0, "InputTensor"),
+    BAD(E_INVALIDARG, T_IN, F_TOTAL, 0, 0, 28, "TotalTensorSizeInBytes is 28"), /* below the 32 bytes needed */
+    BAD(E_INVALIDARG, T_IN, F_TOTAL, 0, 0, 34, "multiple of 4"),
+    BAD(E_INVALIDARG, T_IN, F_ALIGNMENT, 0, 24, 0, "GuaranteedBaseOffsetAlignment"), /* not a power of two */
+    BAD(E_INVALIDARG, T_IN, F_ALIGNMENT, 0, 2, 0, "GuaranteedBaseOffsetAlignment"),  /* below the element size 4 */
+    BAD(E_INVALIDARG, T_IN, F_DIMENSION_COUNT, 0, 0, 0, "DimensionCount"),
+    BAD(E_INVALIDARG, T_IN, F_DIMENSION_COUNT, 0, 9, 0, "DimensionCount"),
 };
 #undef BAD
 
 static void break_nonzero_desc(nonzero_desc *d, const bad_nonzero_case *c) {
-    DML_BUFFER_TENSOR_DESC *b = c->tensor == IN ? &d->in_b : c->tensor == COUNT ? &d->count_b : &d->coord_b;
-    DML_TENSOR_DESC *t = c->tensor == IN ? &d->in_t : c->tensor == COUNT ? &d->count_t : &d->coord_t;
-    const DML_TENSOR_DESC **pointer = c->tensor == IN      ? &d->nz.InputTensor
-                                      : c->tensor == COUNT ? &d->nz.OutputCountTensor
-                                                           : &d->nz.OutputCoordinatesTensor;
-    UINT *sizes = c->tensor == IN ? d->in_sizes : c->tensor == COUNT ? d->count_sizes : d->coord_sizes;
+    DML_BUFFER_TENSOR_DESC *b = c->tensor == T_IN ? &d->in_b : c->tensor == T_COUNT ? &d->count_b : &d->coord_b;
+    DML_TENSOR_DESC *t = c->tensor == T_IN ? &d->in_t : c->tensor == T_COUNT ? &d->count_t : &d->coord_t;
+    const DML_TENSOR_DESC **pointer = c->tensor == T_IN      ? &d->nz.InputTensor
+                                      : c->tensor == T_COUNT ? &d->nz.OutputCountTensor
+                                                             : &d->nz.OutputCoordinatesTensor;
+    UINT *sizes = c->tensor == T_IN ? d->in_sizes : c->tensor == T_COUNT ? d->count_sizes : d->coord_sizes;
     switch (c->field) {
-    case OPERATOR_TYPE: d->desc.Type = (DML_OPERATOR_TYPE)c->value; break;
-    case OPERATOR_DESC: d->desc.Desc = NULL; break;
-    case TENSOR_POINTER: *pointer = NULL; break;
-    case TENSOR_DESC: t->Desc = NULL; break;
-    case SIZES_POINTER: b->Sizes = NULL; break;
-    case SIZE: sizes[c->index] = c->value; break;
-    case DATA_TYPE: b->DataType = (DML_TENSOR_DATA_TYPE)c->value; break;
-    case FLAGS: b->Flags = (DML_TENSOR_FLAGS)c->value; break;
-    case TENSOR_TYPE: t->Type = (DML_TENSOR_TYPE)c->value; break;
-    case TOTAL: break;
-    case ALIGNMENT: b->GuaranteedBaseOffsetAlignment = c->value; break;
-    case DIMENSION_COUNT: b->DimensionCount = c->value; break;
+    case F_OPERATOR_TYPE: d->desc.Type = (DML_OPERATOR_TYPE)c->value; break;
+    case F_OPERATOR_DESC: d->desc.Desc = NULL; break;
+    case F_TENSOR_POINTER: *pointer = NULL; break;
+    case F_TENSOR_DESC: t->Desc = NULL; break;
+    case F_SIZES_POINTER: b->Sizes = NULL; break;
+    case F_SIZE: sizes[c->index] = c->value; break;
+    case F_DATA_TYPE: b->DataType = (DML_TENSOR_DATA_TYPE)c->value; break;
+    case F_FLAGS: b->Flags = (DML_TENSOR_FLAGS)c->value; break;
+    case F_TENSOR_TYPE: t->Type = (DML_TENSOR_TYPE)c->value; break;
+    case F_TOTAL: break;
+    case F_ALIGNMENT: b->GuaranteedBaseOffsetAlignment = c->value; break;
+    case F_DIMENSION_COUNT: b->DimensionCount = c->value; break;
     }
     if (c->total) b->TotalTensorSizeInBytes = c->total;
 }
