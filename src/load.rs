@@ -142,6 +142,7 @@ fn covers_the_machine(affinity: Option<usize>, online: usize) -> bool {
 
 /// The threads running or ready to run on the machine now, from `/proc/loadavg` (Linux), or
 /// `None` where it cannot be read.
+#[cfg(any(target_os = "linux", target_os = "android"))]
 fn runnable_threads() -> Option<usize> {
     use std::io::Read;
     let mut buf = [0u8; 128];
@@ -150,8 +151,16 @@ fn runnable_threads() -> Option<usize> {
     parse_runnable(core::str::from_utf8(&buf[..n]).ok()?)
 }
 
+/// `None`: other systems have no `/proc/loadavg` (on Windows the path would name a file on the
+/// current drive, which under Wine is the Linux host's).
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn runnable_threads() -> Option<usize> {
+    None
+}
+
 /// The runnable threads of a `/proc/loadavg` line: the part before the slash of its fourth
 /// field ("0.52 0.58 0.59 3/467 12345": 3).
+#[cfg_attr(not(any(target_os = "linux", target_os = "android")), allow(dead_code))]
 fn parse_runnable(line: &str) -> Option<usize> {
     let field = line.split_ascii_whitespace().nth(3)?;
     field.split('/').next()?.parse().ok()
@@ -172,7 +181,9 @@ mod tests {
 
     #[test]
     fn this_machine_reports_its_load() {
-        if std::path::Path::new("/proc/loadavg").exists() {
+        if cfg!(any(target_os = "linux", target_os = "android"))
+            && std::path::Path::new("/proc/loadavg").exists()
+        {
             // This thread at least is running.
             assert!(runnable_threads().is_some_and(|n| n >= 1));
         }
