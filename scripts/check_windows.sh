@@ -2,8 +2,10 @@
 # The library on Windows (x86-64), cross-built here with MinGW-w64 and run under Wine:
 # `cargo clippy -D warnings` for the Windows target (the code only Windows compiles), the whole
 # Rust suite (`cargo test --release --lib --tests`), the DLL's exports (exactly the C API's
-# functions), and every C/C++ test program (c_tests/test_*.c, test_*.cpp) built by MinGW-w64
-# twice, against the DLL (through its import library) and against the static library, and run.
+# functions), every C/C++ test program (c_tests/test_*.c, test_*.cpp) built by MinGW-w64
+# twice, against the DLL (through its import library) and against the static library, and the
+# programs written with DirectML's names, alone and beside a stand-in of DirectML.h
+# (c_tests/directml_client.cpp, hpp_beside_directml.cpp), each run.
 #
 #   scripts/check_windows.sh [<source dir> [<build dir>]]
 #
@@ -174,6 +176,28 @@ for kind in dll static; do
     done
 done
 echo "skip test_fork: Windows has no fork()"
+
+# 5. DirectML's own names (c_tests/directml_client.cpp), alone and after the stand-in of
+# DirectML.h, and the C++ wrapper after the stand-in, as ctest builds them on Linux.
+beside() { # name, source, flags...
+    local name=$1 test_src=$2
+    shift 2
+    local exe="$out/$name.exe"
+    if ! "$CXX" -std=c++17 "$@" "${flags[@]}" "$test_src" "$rel/libdirectml_subset.dll.a" -static \
+            -o "$exe" >"$out/$name.build.log" 2>&1; then
+        fail "$name does not build"
+        tail -n 20 "$out/$name.build.log"
+    elif (cd "$out" && exec timeout --kill-after=10 "$limit" "$wine" "$exe") >"$out/$name.log" 2>&1; then
+        pass "$name"
+    else
+        fail "$name (log: $out/$name.log)"
+        tail -n 30 "$out/$name.log"
+    fi
+}
+standin=(-I"$src/c_tests/directml_standin")
+beside directml_client c_tests/directml_client.cpp
+beside directml_client_beside_directml c_tests/directml_client.cpp -DDMLS_CLIENT_BESIDE_DIRECTML "${standin[@]}"
+beside hpp_beside_directml c_tests/hpp_beside_directml.cpp "${standin[@]}"
 
 echo "windows: $((passed + failed)) checks under Wine in $((SECONDS - start)) s"
 if [ "$failed" -gt 0 ]; then
