@@ -71,6 +71,17 @@ fi
 export WINEPREFIX="${DMLS_WINE_PREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/directml_subset/wine}"
 export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 mkdir -p "$WINEPREFIX"
+# Wine's server outlives the last program by a few seconds: stop it with the check.
+stop_wine() {
+    local server
+    for server in "${wine%/*}/wineserver" "${wine%/*}/wineserver64"; do
+        if [ -x "$server" ]; then
+            "$server" -k >/dev/null 2>&1 || true
+            return
+        fi
+    done
+}
+trap stop_wine EXIT
 echo "== $("$wine" --version 2>/dev/null || echo wine) (prefix $WINEPREFIX)"
 timeout --kill-after=10 120 "$wine" cmd /c exit >/dev/null 2>&1 || true
 dlls="$out/dlls"
