@@ -3,7 +3,8 @@
 //! library that SONAME, so that an installed `libdirectml_subset.so.MAJOR.MINOR.PATCH` is found
 //! by programs linked against it through the symlink of that name that `cmake --install` makes.
 //! A plain `cargo build` sets no SONAME: a program linked with `-L target/release
-//! -ldirectml_subset` then needs `libdirectml_subset.so`, the file cargo creates.
+//! -ldirectml_subset` then needs `libdirectml_subset.so`, the file cargo creates. On every ELF
+//! platform the shared library is marked never to be unloaded (`-z nodelete`).
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
@@ -18,5 +19,10 @@ fn main() {
     let soname = var("DIRECTML_SUBSET_SONAME");
     if elf && !soname.is_empty() {
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,{soname}");
+    }
+    // Never unloaded: `dlclose` leaves the shared library mapped, so that worker threads it
+    // started never run code that is gone (src/pool.rs, `stay_loaded`, pins the DLL on Windows).
+    if elf {
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-z,nodelete");
     }
 }

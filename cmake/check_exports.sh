@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The shared library's dynamic symbol table defines exactly the dmls_ functions of the C API
-# (the README's API table), and the header declares exactly those functions.
+# (the README's API table), the header declares exactly those functions, and the library is
+# marked never to be unloaded (DF_1_NODELETE: its worker threads outlive a dlclose; build.rs).
 # Usage: check_exports.sh <libdirectml_subset.so> <directml_subset.h>
 set -euo pipefail
 lib=$1
@@ -33,7 +34,11 @@ if [ "$declared" != "$expected" ]; then
     diff <(echo "$expected") <(echo "$declared") | sed 's/^/  /' || true
     status=1
 fi
+if ! readelf -d "$lib" | grep -q 'Flags:.*NODELETE'; then
+    echo "$lib is not marked NODELETE (-z nodelete): dlclose could unload it under its threads"
+    status=1
+fi
 if [ "$status" = 0 ]; then
-    echo "$lib exports exactly the $(echo "$expected" | wc -l) dmls_ functions of the API"
+    echo "$lib exports exactly the $(echo "$expected" | wc -l) dmls_ functions of the API, and is marked NODELETE"
 fi
 exit "$status"

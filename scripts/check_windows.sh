@@ -5,7 +5,8 @@
 # functions), every C/C++ test program (c_tests/test_*.c, test_*.cpp) built by MinGW-w64
 # twice, against the DLL (through its import library) and against the static library, and the
 # programs written with DirectML's names, alone and beside a stand-in of DirectML.h
-# (c_tests/directml_client.cpp, hpp_beside_directml.cpp), each run.
+# (c_tests/directml_client.cpp, hpp_beside_directml.cpp), and a program that unloads the DLL
+# after its pools ran (c_tests/unload.c), each run.
 #
 #   scripts/check_windows.sh [<source dir> [<build dir>]]
 #
@@ -188,7 +189,19 @@ for kind in dll static; do
 done
 echo "skip test_fork: Windows has no fork()"
 
-# 5. DirectML's own names (c_tests/directml_client.cpp), alone and after the stand-in of
+# 5. FreeLibrary after the pools ran (c_tests/unload.c): the DLL stays loaded (pinned) and
+# the process lives on.
+if ! "$CC" -std=c11 "${flags[@]}" c_tests/unload.c -static -o "$out/unload.exe" >"$out/unload.build.log" 2>&1; then
+    fail "unload does not build"
+    tail -n 20 "$out/unload.build.log"
+elif (cd "$out" && exec timeout --kill-after=10 "$limit" "$wine" unload.exe directml_subset.dll) >"$out/unload.log" 2>&1; then
+    pass "unload"
+else
+    fail "unload (log: $out/unload.log)"
+    tail -n 30 "$out/unload.log"
+fi
+
+# 6. DirectML's own names (c_tests/directml_client.cpp), alone and after the stand-in of
 # DirectML.h, and the C++ wrapper after the stand-in, as ctest builds them on Linux.
 beside() { # name, source, flags...
     local name=$1 test_src=$2

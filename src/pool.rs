@@ -286,6 +286,43 @@ fn watch_forks() -> Result<()> {
     Ok(())
 }
 
+/// Keeps the library loaded for the rest of the process once it has threads: a program that
+/// unloads it (`FreeLibrary`, `dlclose`) while its workers sleep or wait hot, or while a
+/// released pool's threads are still leaving, would have them run code that is gone. On
+/// Windows the module is pinned (`GetModuleHandleExW` with `GET_MODULE_HANDLE_EX_FLAG_PIN`;
+/// `FreeLibrary` then succeeds and unloads nothing); on ELF systems the shared library is
+/// linked with `-z nodelete` (build.rs), which does the same for `dlclose`.
+fn stay_loaded() {
+    #[cfg(windows)]
+    {
+        static PINNED: AtomicU8 = AtomicU8::new(0);
+        if PINNED.swap(1, Ordering::AcqRel) == 0 {
+            #[link(name = "kernel32")]
+            unsafe extern "system" {
+                fn GetModuleHandleExW(
+                    flags: u32,
+                    module_name: *const u16,
+                    module: *mut *mut core::ffi::c_void,
+                ) -> i32;
+            }
+            const GET_MODULE_HANDLE_EX_FLAG_PIN: u32 = 0x1;
+            const GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS: u32 = 0x4;
+            let mut module = core::ptr::null_mut();
+            // SAFETY: with FROM_ADDRESS the name is read as an address inside the module to
+            // find (this function's code, in the DLL or in the program that linked the static
+            // library), not as a string; `module` is a writable pointer. A failure leaves
+            // things as they were (the module can be unloaded), which is all it could do.
+            unsafe {
+                GetModuleHandleExW(
+                    GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS | GET_MODULE_HANDLE_EX_FLAG_PIN,
+                    stay_loaded as *const u16,
+                    &mut module,
+                )
+            };
+        }
+    }
+}
+
 /// A rayon pool, its team and the fork generation whose threads it has.
 struct Slot {
     generation: u64,
@@ -354,6 +391,7 @@ impl LazyPool {
     #[cold]
     fn build(&self, mut seen: *mut Slot) -> Result<&Slot> {
         watch_forks()?;
+        stay_loaded();
         let threads = self.threads();
         let generation = GENERATION.load(Ordering::Relaxed);
         if !seen.is_null() {
