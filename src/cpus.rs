@@ -11,9 +11,9 @@
 //! too, and its workers stay within it. (An OpenMP runtime that binds its threads binds the
 //! main thread too, once that runs a parallel region; nothing here tells that from `taskset`.)
 //!
-//! It also says what caches a CPU has (Linux's sysfs, read once), which set the sizes of work
-//! that should stay in one core's cache ([`l2_share`]) or that no longer fits in any
-//! ([`last_level_cache_bytes`]).
+//! It also says what caches a CPU has (Linux's sysfs, Windows' `GetLogicalProcessorInformationEx`,
+//! read once), which set the sizes of work that should stay in one core's cache ([`l2_share`])
+//! or that no longer fits in any ([`last_level_cache_bytes`]).
 
 use crate::kept::{Kept, KeptOption};
 
@@ -117,8 +117,9 @@ pub(crate) fn affinity() -> Option<usize> {
     None
 }
 
-/// One cache of CPU 0, as Linux's sysfs describes it (`cpu0/cache/index*`).
-#[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+/// One cache of CPU 0, as the system describes it (Linux's sysfs `cpu0/cache/index*`, Windows'
+/// cache relationships).
+#[cfg_attr(not(any(target_os = "linux", windows)), allow(dead_code))]
 struct Cache {
     level: u32,
     /// Data or unified (not an instruction cache).
@@ -148,7 +149,92 @@ fn read_caches() -> Vec<Cache> {
         .collect()
 }
 
-#[cfg(not(target_os = "linux"))]
+/// The caches of the first CPU of processor group 0, from `GetLogicalProcessorInformationEx`'s
+/// cache relationships (what Windows' own tools show).
+#[cfg(windows)]
+fn read_caches() -> Vec<Cache> {
+    #[link(name = "kernel32")]
+    unsafe extern "system" {
+        fn GetLogicalProcessorInformationEx(
+            relationship: u32,
+            buffer: *mut u8,
+            length: *mut u32,
+        ) -> i32;
+    }
+    const RELATION_CACHE: u32 = 2;
+    let mut length = 0u32;
+    // SAFETY: a null buffer with a length of 0 only asks for the length needed (the call then
+    // fails with ERROR_INSUFFICIENT_BUFFER and writes `length`).
+    unsafe { GetLogicalProcessorInformationEx(RELATION_CACHE, core::ptr::null_mut(), &mut length) };
+    if length == 0 || length > 1 << 20 {
+        return Vec::new();
+    }
+    // u64s: the records hold pointer-sized masks, so the buffer is 8-aligned as Windows writes it.
+    let mut buffer = vec![0u64; (length as usize).div_ceil(8)];
+    let mut written = length;
+    // SAFETY: `buffer` is writable for `written` bytes (at least `length`, rounded up to 8).
+    let ok = unsafe {
+        GetLogicalProcessorInformationEx(RELATION_CACHE, buffer.as_mut_ptr().cast(), &mut written)
+    };
+    if ok == 0 {
+        return Vec::new();
+    }
+    let bytes: &[u8] = bytemuck::cast_slice(&buffer);
+    parse_cache_relationships(&bytes[..(written as usize).min(bytes.len())])
+}
+
+/// The caches of CPU 0 (bit 0 of group 0) in a buffer of `SYSTEM_LOGICAL_PROCESSOR_INFORMATION_EX`
+/// records of the cache relationship, read by their offsets: each record's `Relationship`
+/// (u32, at 0) and `Size` (u32, at 4), then its `CACHE_RELATIONSHIP` at 8: `Level` (u8, at 8),
+/// `CacheSize` (u32, at 12), `Type` (u32, at 16: 0 unified, 1 instruction, 2 data, 3 trace),
+/// `GroupCount` (u16, at 38; 0 before Windows 11, meaning one), and then `GroupCount`
+/// `GROUP_AFFINITY`s of 16 bytes from 40 (`Mask`, a pointer-sized integer, and `Group`, u16, at
+/// 8 in each). Malformed records end the walk.
+#[cfg_attr(not(windows), allow(dead_code))]
+fn parse_cache_relationships(mut bytes: &[u8]) -> Vec<Cache> {
+    let u16_at = |b: &[u8], at: usize| u16::from_le_bytes([b[at], b[at + 1]]);
+    let u32_at = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+    let u64_at = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
+    let mut caches = Vec::new();
+    while bytes.len() >= 56 {
+        let size = u32_at(bytes, 4) as usize;
+        if size < 56 || size > bytes.len() {
+            break;
+        }
+        let record = &bytes[..size];
+        bytes = &bytes[size..];
+        if u32_at(record, 0) != 2 {
+            continue;
+        }
+        let groups = usize::from(u16_at(record, 38)).max(1);
+        if 40 + 16 * groups > size {
+            break;
+        }
+        let masks = (0..groups).map(|g| {
+            let at = 40 + 16 * g;
+            (u16_at(record, at + 8), u64_at(record, at))
+        });
+        let mut cpu0 = false;
+        let mut sharing = 0usize;
+        for (group, mask) in masks {
+            cpu0 |= group == 0 && mask & 1 == 1;
+            sharing += mask.count_ones() as usize;
+        }
+        let kind = u32_at(record, 16);
+        if !cpu0 || kind == 1 || kind == 3 || u32_at(record, 12) == 0 {
+            continue;
+        }
+        caches.push(Cache {
+            level: u32::from(record[8]),
+            data: true,
+            bytes: u64::from(u32_at(record, 12)),
+            sharing: sharing.max(1),
+        });
+    }
+    caches
+}
+
+#[cfg(not(any(target_os = "linux", windows)))]
 fn read_caches() -> Vec<Cache> {
     Vec::new()
 }
@@ -261,6 +347,74 @@ mod parse_tests {
         for bad in ["", "3-1", "0-", "a", "0-1-2"] {
             assert_eq!(cpu_list_len(bad), 0, "{bad:?}");
         }
+    }
+
+    /// A cache relationship record as Windows writes it (56 bytes with one group's mask,
+    /// 16 more per further group); `group_count` 0 as before Windows 11.
+    fn record(level: u8, kind: u32, bytes: u32, group_count: u16, masks: &[(u16, u64)]) -> Vec<u8> {
+        let size = 40 + 16 * masks.len().max(1);
+        let mut r = vec![0u8; size];
+        r[0..4].copy_from_slice(&2u32.to_le_bytes());
+        r[4..8].copy_from_slice(&(size as u32).to_le_bytes());
+        r[8] = level;
+        r[12..16].copy_from_slice(&bytes.to_le_bytes());
+        r[16..20].copy_from_slice(&kind.to_le_bytes());
+        r[38..40].copy_from_slice(&group_count.to_le_bytes());
+        for (i, &(group, mask)) in masks.iter().enumerate() {
+            r[40 + 16 * i..48 + 16 * i].copy_from_slice(&mask.to_le_bytes());
+            r[48 + 16 * i..50 + 16 * i].copy_from_slice(&group.to_le_bytes());
+        }
+        r
+    }
+
+    #[test]
+    fn windows_cache_records_give_cpu_0s_caches() {
+        let mut buffer = Vec::new();
+        buffer.extend(record(1, 2, 48 << 10, 1, &[(0, 0b11)])); // L1 data, one core of two CPUs
+        buffer.extend(record(1, 1, 32 << 10, 1, &[(0, 0b11)])); // L1 instruction: not counted
+        buffer.extend(record(2, 0, 2 << 20, 0, &[(0, 0b11)])); // L2 unified, GroupCount 0
+        buffer.extend(record(2, 0, 2 << 20, 1, &[(0, 0b1100)])); // another core's L2
+        buffer.extend(record(3, 0, 32 << 20, 2, &[(1, 0xF), (0, 0xFFFF)])); // L3 over two groups
+        buffer.extend(record(4, 3, 1 << 10, 1, &[(0, 1)])); // a trace cache: not counted
+        let caches = parse_cache_relationships(&buffer);
+        let got: Vec<_> = caches
+            .iter()
+            .map(|c| (c.level, c.bytes, c.sharing, c.data))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (1, 48 << 10, 2, true),
+                (2, 2 << 20, 2, true),
+                (3, 32 << 20, 20, true)
+            ]
+        );
+        // Another relationship's record (a processor core, 1) is passed over by its size.
+        let mut other = record(1, 2, 1 << 10, 1, &[(0, 1)]);
+        other[0..4].copy_from_slice(&0u32.to_le_bytes());
+        let mut buffer2 = other;
+        buffer2.extend(record(2, 0, 1 << 20, 1, &[(0, 1)]));
+        assert_eq!(parse_cache_relationships(&buffer2).len(), 1);
+        // A record whose size runs past the buffer, or is too small, ends the walk.
+        let mut bad = record(2, 0, 1 << 20, 1, &[(0, 1)]);
+        bad[4..8].copy_from_slice(&1000u32.to_le_bytes());
+        assert!(parse_cache_relationships(&bad).is_empty());
+        bad[4..8].copy_from_slice(&8u32.to_le_bytes());
+        assert!(parse_cache_relationships(&bad).is_empty());
+        // A GroupCount whose masks do not fit in the record ends it too.
+        let mut many = record(2, 0, 1 << 20, 1, &[(0, 1)]);
+        many[38..40].copy_from_slice(&3u16.to_le_bytes());
+        assert!(parse_cache_relationships(&many).is_empty());
+        assert!(parse_cache_relationships(&buffer[..55]).is_empty());
+    }
+
+    #[cfg(windows)]
+    #[test]
+    fn windows_reports_this_machines_caches() {
+        let caches = read_caches();
+        assert!(caches.iter().any(|c| c.level == 1), "no level-1 cache");
+        assert!(caches.iter().all(|c| c.bytes > 0 && c.sharing >= 1));
+        assert!(l2_share().is_some());
     }
 
     #[test]
