@@ -37,7 +37,7 @@ static DML_BUFFER_TENSOR_DESC buffer_desc(DML_TENSOR_DATA_TYPE type, UINT dims, 
     return d;
 }
 
-static DML_BINDING_DESC bind(DML_BUFFER_BINDING *b, void *memory, UINT64 bytes) {
+static DML_BINDING_DESC bind_buffer(DML_BUFFER_BINDING *b, void *memory, UINT64 bytes) {
     b->Buffer = memory;
     b->Offset = 0;
     b->SizeInBytes = bytes;
@@ -87,9 +87,9 @@ static void nonzero_example(dmls_device *device) {
     uint32_t coords[8][3];
     memset(coords, 0, sizeof coords);
     DML_BUFFER_BINDING b_in, b_count, b_coords;
-    DML_BINDING_DESC inputs[1] = {bind(&b_in, (void *)input, sizeof input)};
-    DML_BINDING_DESC outputs[2] = {bind(&b_count, &count, sizeof count),
-                                   bind(&b_coords, coords, sizeof coords)};
+    DML_BINDING_DESC inputs[1] = {bind_buffer(&b_in, (void *)input, sizeof input)};
+    DML_BINDING_DESC outputs[2] = {bind_buffer(&b_count, &count, sizeof count),
+                                   bind_buffer(&b_coords, coords, sizeof coords)};
     check(dmls_operator_execute(op, 1, inputs, 2, outputs), "execute NONZERO_COORDINATES");
     dmls_operator_release(op);
 
@@ -132,9 +132,9 @@ static void diagonal1_example(dmls_device *device, const char *title, const floa
     DML_BUFFER_BINDING b_in, b_out;
     DML_BINDING_DESC in_binding = {DML_BINDING_TYPE_NONE, NULL};
     if (input) {
-        in_binding = bind(&b_in, (void *)input, 20 * sizeof(float));
+        in_binding = bind_buffer(&b_in, (void *)input, 20 * sizeof(float));
     }
-    DML_BINDING_DESC out_binding = bind(&b_out, output, sizeof output);
+    DML_BINDING_DESC out_binding = bind_buffer(&b_out, output, sizeof output);
     check(dmls_operator_execute(op, 1, &in_binding, 1, &out_binding), "execute DIAGONAL_MATRIX1");
     dmls_operator_release(op);
 
@@ -179,7 +179,7 @@ static void diagonal_example(dmls_device *device, DML_TENSOR_DATA_TYPE type, UIN
     } out;
     memset(&out, 0, sizeof out);
     DML_BUFFER_BINDING b_out;
-    DML_BINDING_DESC out_binding = bind(&b_out, &out, sizeof out);
+    DML_BINDING_DESC out_binding = bind_buffer(&b_out, &out, sizeof out);
     check(dmls_operator_execute(op, 0, NULL, 1, &out_binding), "execute DIAGONAL_MATRIX");
     dmls_operator_release(op);
     printf("OutputTensor: (Sizes:{%u,%u} DataType:%s)   Out = (y + Offset == x) ? Value : 0\n",

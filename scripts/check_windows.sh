@@ -6,7 +6,8 @@
 # twice, against the DLL (through its import library) and against the static library, and the
 # programs written with DirectML's names, alone and beside a stand-in of DirectML.h
 # (c_tests/directml_client.cpp, hpp_beside_directml.cpp), and a program that unloads the DLL
-# after its pools ran (c_tests/unload.c), each run.
+# after its pools ran (c_tests/unload.c), each run; and examples/*.c built as
+# docs/building.md shows.
 #
 #   scripts/check_windows.sh [<source dir> [<build dir>]]
 #
@@ -222,6 +223,25 @@ standin=(-I"$src/c_tests/directml_standin")
 beside directml_client c_tests/directml_client.cpp
 beside directml_client_beside_directml c_tests/directml_client.cpp -DDMLS_CLIENT_BESIDE_DIRECTML "${standin[@]}"
 beside hpp_beside_directml c_tests/hpp_beside_directml.cpp "${standin[@]}"
+
+# 7. The examples, built as docs/building.md shows (the README's example through the DLL),
+# with the output ctest expects of them on Linux.
+example() { # name, what its output must hold
+    local name=$1 want=$2
+    if ! x86_64-w64-mingw32-gcc "examples/$name.c" -I include "$rel/libdirectml_subset.dll.a" \
+            -o "$out/$name.exe" >"$out/$name.build.log" 2>&1; then
+        fail "examples/$name.c does not build"
+        tail -n 20 "$out/$name.build.log"
+    elif (cd "$out" && exec timeout --kill-after=10 "$limit" "$wine" "$name.exe") >"$out/$name.log" 2>&1 &&
+            grep -qF "$want" "$out/$name.log"; then
+        pass "examples/$name.c"
+    else
+        fail "examples/$name.c: no \"$want\" (log: $out/$name.log)"
+        tail -n 30 "$out/$name.log"
+    fi
+}
+example readme_example "count 4: (0,0) (0,3) (1,1) (1,3)"
+example demo "All examples ran"
 
 echo "windows: $((passed + failed)) checks under Wine in $((SECONDS - start)) s"
 if [ "$failed" -gt 0 ]; then
