@@ -196,15 +196,18 @@ fn parse_cache_relationships(mut bytes: &[u8]) -> Vec<Cache> {
     let u32_at = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
     let u64_at = |b: &[u8], at: usize| u64::from_le_bytes(b[at..at + 8].try_into().unwrap());
     let mut caches = Vec::new();
-    while bytes.len() >= 56 {
+    while bytes.len() >= 8 {
         let size = u32_at(bytes, 4) as usize;
-        if size < 56 || size > bytes.len() {
+        if size < 8 || size > bytes.len() {
             break;
         }
         let record = &bytes[..size];
         bytes = &bytes[size..];
         if u32_at(record, 0) != 2 {
-            continue;
+            continue; // another relationship's record (a core's is 48 bytes)
+        }
+        if size < 56 {
+            break;
         }
         let groups = usize::from(u16_at(record, 38)).max(1);
         if 40 + 16 * groups > size {
@@ -389,9 +392,12 @@ mod parse_tests {
                 (3, 32 << 20, 20, true)
             ]
         );
-        // Another relationship's record (a processor core, 1) is passed over by its size.
+        // Another relationship's record (a processor core, 0, of 48 bytes) is passed over by
+        // its size.
         let mut other = record(1, 2, 1 << 10, 1, &[(0, 1)]);
+        other.truncate(48);
         other[0..4].copy_from_slice(&0u32.to_le_bytes());
+        other[4..8].copy_from_slice(&48u32.to_le_bytes());
         let mut buffer2 = other;
         buffer2.extend(record(2, 0, 1 << 20, 1, &[(0, 1)]));
         assert_eq!(parse_cache_relationships(&buffer2).len(), 1);
@@ -399,7 +405,9 @@ mod parse_tests {
         let mut bad = record(2, 0, 1 << 20, 1, &[(0, 1)]);
         bad[4..8].copy_from_slice(&1000u32.to_le_bytes());
         assert!(parse_cache_relationships(&bad).is_empty());
-        bad[4..8].copy_from_slice(&8u32.to_le_bytes());
+        bad[4..8].copy_from_slice(&48u32.to_le_bytes());
+        assert!(parse_cache_relationships(&bad).is_empty());
+        bad[4..8].copy_from_slice(&4u32.to_le_bytes());
         assert!(parse_cache_relationships(&bad).is_empty());
         // A GroupCount whose masks do not fit in the record ends it too.
         let mut many = record(2, 0, 1 << 20, 1, &[(0, 1)]);
