@@ -151,40 +151,47 @@ else
     pass "directml_subset.dll imports only Windows' own DLLs: $imports"
 fi
 
+# check_program NAME WANT ARG BUILD...: builds $out/NAME.exe with the command BUILD... (which
+# names that file), runs it under Wine in $out, where the DLL is (with the argument ARG when it
+# is not empty), and passes when it exits 0 with WANT in its output (when WANT is not empty).
+check_program() {
+    local name=$1 want=$2 arg=$3 t0=$SECONDS status=0
+    shift 3
+    if ! "$@" >"$out/$name.build.log" 2>&1; then
+        fail "$name does not build"
+        tail -n 20 "$out/$name.build.log"
+        return
+    fi
+    (cd "$out" && exec timeout --kill-after=10 "$limit" "$wine" "$name.exe" ${arg:+"$arg"}) \
+        >"$out/$name.log" 2>&1 || status=$?
+    if [ "$status" -eq 0 ] && { [ -z "$want" ] || grep -qF "$want" "$out/$name.log"; }; then
+        pass "$name ($((SECONDS - t0)) s)"
+        grep -h '^NOTE' "$out/$name.log" || true
+    else
+        fail "$name, exit status $status${want:+, output wanted: $want} (log: $out/$name.log)"
+        tail -n 30 "$out/$name.log"
+    fi
+}
+cp "$rel/directml_subset.dll" "$out/"
+implib="$rel/libdirectml_subset.dll.a"
+flags=(-O1 -Wall -Wextra -Wpedantic -Werror -I"$src/include" -I"$src/c_tests")
+
 # 4. The C and C++ test programs, against the DLL and against the static library (with the
 # system libraries `--print native-static-libs` names), each linked statically to MinGW's own
-# runtime, run in a directory that holds the DLL.
-cp "$rel/directml_subset.dll" "$out/"
+# runtime.
 native=$(cargo rustc --release --lib --target "$target" --target-dir "$target_dir" --crate-type staticlib \
     --quiet -- --print native-static-libs 2>&1 | sed -n 's/.*native-static-libs: //p' | tail -n 1)
-flags=(-O1 -Wall -Wextra -Wpedantic -Werror -I"$src/include" -I"$src/c_tests")
 for kind in dll static; do
     if [ "$kind" = dll ]; then
-        libs=("$rel/libdirectml_subset.dll.a" -static)
+        libs=("$implib" -static)
     else
         # shellcheck disable=SC2206 # the flags are words
         libs=("$rel/libdirectml_subset.a" $native -static)
     fi
     for test_src in $(c_test_sources); do
         name=$(c_test_name "$test_src")
-        exe="$out/$name-$kind.exe"
-        if [ "$name" = test_fork ]; then
-            continue # Windows has no fork()
-        fi
-        t0=$SECONDS
-        if ! c_test_build "$test_src" "$exe" >"$out/$name-$kind.build.log" 2>&1; then
-            fail "$name ($kind) does not build"
-            tail -n 20 "$out/$name-$kind.build.log"
-            continue
-        fi
-        status=0
-        (cd "$out" && exec timeout --kill-after=10 "$limit" "$wine" "$exe") >"$out/$name-$kind.log" 2>&1 || status=$?
-        if [ "$status" -eq 0 ]; then
-            pass "$name ($kind, $((SECONDS - t0)) s)"
-            grep -h '^NOTE' "$out/$name-$kind.log" || true
-        else
-            fail "$name ($kind), exit status $status (log: $out/$name-$kind.log)"
-            tail -n 30 "$out/$name-$kind.log"
+        if [ "$name" != test_fork ]; then # Windows has no fork()
+            check_program "$name-$kind" "" "" c_test_build "$test_src" "$out/$name-$kind.exe"
         fi
     done
 done
@@ -192,56 +199,27 @@ echo "skip test_fork: Windows has no fork()"
 
 # 5. FreeLibrary after the pools ran (c_tests/unload.c): the DLL stays loaded (pinned) and
 # the process lives on.
-if ! "$CC" -std=c11 "${flags[@]}" c_tests/unload.c -static -o "$out/unload.exe" >"$out/unload.build.log" 2>&1; then
-    fail "unload does not build"
-    tail -n 20 "$out/unload.build.log"
-elif (cd "$out" && exec timeout --kill-after=10 "$limit" "$wine" unload.exe directml_subset.dll) >"$out/unload.log" 2>&1; then
-    pass "unload"
-else
-    fail "unload (log: $out/unload.log)"
-    tail -n 30 "$out/unload.log"
-fi
+check_program unload "" directml_subset.dll \
+    "$CC" -std=c11 "${flags[@]}" c_tests/unload.c -static -o "$out/unload.exe"
 
 # 6. DirectML's own names (c_tests/directml_client.cpp), alone and after the stand-in of
 # DirectML.h, and the C++ wrapper after the stand-in, as ctest builds them on Linux.
-beside() { # name, source, flags...
-    local name=$1 test_src=$2
-    shift 2
-    local exe="$out/$name.exe"
-    if ! "$CXX" -std=c++17 "$@" "${flags[@]}" "$test_src" "$rel/libdirectml_subset.dll.a" -static \
-            -o "$exe" >"$out/$name.build.log" 2>&1; then
-        fail "$name does not build"
-        tail -n 20 "$out/$name.build.log"
-    elif (cd "$out" && exec timeout --kill-after=10 "$limit" "$wine" "$exe") >"$out/$name.log" 2>&1; then
-        pass "$name"
-    else
-        fail "$name (log: $out/$name.log)"
-        tail -n 30 "$out/$name.log"
-    fi
-}
 standin=(-I"$src/c_tests/directml_standin")
-beside directml_client c_tests/directml_client.cpp
-beside directml_client_beside_directml c_tests/directml_client.cpp -DDMLS_CLIENT_BESIDE_DIRECTML "${standin[@]}"
-beside hpp_beside_directml c_tests/hpp_beside_directml.cpp "${standin[@]}"
+cxx_program() { # name, source, flags before the project's
+    local name=$1 source=$2
+    shift 2
+    check_program "$name" "" "" "$CXX" -std=c++17 "$@" "${flags[@]}" "$source" "$implib" -static -o "$out/$name.exe"
+}
+cxx_program directml_client c_tests/directml_client.cpp
+cxx_program directml_client_beside_directml c_tests/directml_client.cpp -DDMLS_CLIENT_BESIDE_DIRECTML "${standin[@]}"
+cxx_program hpp_beside_directml c_tests/hpp_beside_directml.cpp "${standin[@]}"
 
 # 7. The examples, built as docs/building.md shows (the README's example through the DLL),
 # with the output ctest expects of them on Linux.
-example() { # name, what its output must hold
-    local name=$1 want=$2
-    if ! x86_64-w64-mingw32-gcc "examples/$name.c" -I include "$rel/libdirectml_subset.dll.a" \
-            -o "$out/$name.exe" >"$out/$name.build.log" 2>&1; then
-        fail "examples/$name.c does not build"
-        tail -n 20 "$out/$name.build.log"
-    elif (cd "$out" && exec timeout --kill-after=10 "$limit" "$wine" "$name.exe") >"$out/$name.log" 2>&1 &&
-            grep -qF "$want" "$out/$name.log"; then
-        pass "examples/$name.c"
-    else
-        fail "examples/$name.c: no \"$want\" (log: $out/$name.log)"
-        tail -n 30 "$out/$name.log"
-    fi
-}
-example readme_example "count 4: (0,0) (0,3) (1,1) (1,3)"
-example demo "All examples ran"
+check_program readme_example "count 4: (0,0) (0,3) (1,1) (1,3)" "" \
+    x86_64-w64-mingw32-gcc examples/readme_example.c -I include "$implib" -o "$out/readme_example.exe"
+check_program demo "All examples ran" "" \
+    x86_64-w64-mingw32-gcc examples/demo.c -I include "$implib" -o "$out/demo.exe"
 
 echo "windows: $((passed + failed)) checks under Wine in $((SECONDS - start)) s"
 if [ "$failed" -gt 0 ]; then
