@@ -1,20 +1,33 @@
 # cmake --install: the shared library with its SONAME symlinks
-# (libdirectml_subset.so -> .so.0.MINOR -> .so.0.MINOR.PATCH before 1.0, .so.MAJOR from 1.0 on),
-# the static library, the headers (directml_subset.h, directml_subset.hpp and its parts in
-# directml_subset/), the CMake package (find_package(directml_subset CONFIG), with a version
-# file), the pkg-config file lib/pkgconfig/directml_subset.pc, and the license files, README and
-# CHANGELOG in CMAKE_INSTALL_DOCDIR (share/doc/directml_subset; the binary package of
-# scripts/dist.sh puts them at its top).
+# (libdirectml_subset.so -> .so.0.MINOR -> .so.0.MINOR.PATCH before 1.0, .so.MAJOR from 1.0 on;
+# on Windows bin/directml_subset.dll and lib/libdirectml_subset.dll.a), the static library, the
+# headers (directml_subset.h, directml_subset.hpp and its parts in directml_subset/), the CMake
+# package (find_package(directml_subset CONFIG), with a version file), the pkg-config file
+# lib/pkgconfig/directml_subset.pc, and the license files, README and CHANGELOG in
+# CMAKE_INSTALL_DOCDIR (share/doc/directml_subset; the binary packages of scripts/dist.sh put
+# them at their top).
 
 include(CMakePackageConfigHelpers)
 
-install(PROGRAMS "${DMLS_LIB_DIR}/${DMLS_SHARED_REAL}"
-        DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT runtime)
-# The build tree holds these two as symlinks; install(FILES) installs a symlink as a symlink.
-install(FILES "${DMLS_LIB_DIR}/${DMLS_SONAME}"
-        DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT runtime)
-install(FILES "${DMLS_LIB_DIR}/libdirectml_subset.so"
-        DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT development)
+if(DMLS_WINDOWS)
+  # Windows: the DLL beside the programs, in bin/; its import library in lib/.
+  install(PROGRAMS "${DMLS_LIB_DIR}/${DMLS_SHARED_REAL}"
+          DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT runtime)
+  install(FILES "${DMLS_LIB_DIR}/${DMLS_IMPLIB}"
+          DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT development)
+  set(DMLS_CONFIG_SHARED_LOCATION "\${PACKAGE_PREFIX_DIR}/${CMAKE_INSTALL_BINDIR}/${DMLS_SHARED_REAL}")
+  set(DMLS_CONFIG_SHARED_LINK "IMPORTED_IMPLIB \"\${directml_subset_LIBRARY_DIR}/${DMLS_IMPLIB}\"")
+else()
+  install(PROGRAMS "${DMLS_LIB_DIR}/${DMLS_SHARED_REAL}"
+          DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT runtime)
+  # The build tree holds these two as symlinks; install(FILES) installs a symlink as a symlink.
+  install(FILES "${DMLS_LIB_DIR}/${DMLS_SONAME}"
+          DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT runtime)
+  install(FILES "${DMLS_LIB_DIR}/libdirectml_subset.so"
+          DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT development)
+  set(DMLS_CONFIG_SHARED_LOCATION "\${directml_subset_LIBRARY_DIR}/${DMLS_SHARED_REAL}")
+  set(DMLS_CONFIG_SHARED_LINK "IMPORTED_SONAME \"${DMLS_SONAME}\"")
+endif()
 install(FILES "${DMLS_LIB_DIR}/libdirectml_subset.a"
         DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT development)
 install(FILES "${CMAKE_SOURCE_DIR}/include/directml_subset.h"

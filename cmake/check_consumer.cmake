@@ -2,11 +2,14 @@
 # CMAKE_PREFIX_PATH), builds it and runs its tests.
 # Arguments: SOURCE_DIR BINARY_DIR PREFIX GENERATOR C_COMPILER CXX_COMPILER, and for another
 # CPU's copy (compilers for that CPU) SYSTEM_PROCESSOR and EMULATOR (the program that runs its
-# programs here, e.g. qemu-aarch64 with QEMU_LD_PREFIX set).
+# programs here, e.g. qemu-aarch64 with QEMU_LD_PREFIX set); for Windows, TOOLCHAIN (a CMake
+# toolchain file, cmake/mingw-w64-x86_64.cmake) and EMULATOR (wine).
 
 file(REMOVE_RECURSE "${BINARY_DIR}")
 set(cross "")
-if(SYSTEM_PROCESSOR)
+if(TOOLCHAIN)
+  set(cross --toolchain "${TOOLCHAIN}" "-DCMAKE_CROSSCOMPILING_EMULATOR=${EMULATOR}")
+elseif(SYSTEM_PROCESSOR)
   set(cross -DCMAKE_SYSTEM_NAME=Linux "-DCMAKE_SYSTEM_PROCESSOR=${SYSTEM_PROCESSOR}"
             "-DCMAKE_CROSSCOMPILING_EMULATOR=${EMULATOR}")
 endif()

@@ -6,8 +6,9 @@
 # twice, against the DLL (through its import library) and against the static library, and the
 # programs written with DirectML's names, alone and beside a stand-in of DirectML.h
 # (c_tests/directml_client.cpp, hpp_beside_directml.cpp), and a program that unloads the DLL
-# after its pools ran (c_tests/unload.c), each run; and examples/*.c built as
-# docs/building.md shows.
+# after its pools ran (c_tests/unload.c), each run; examples/*.c built as docs/building.md
+# shows; and the Windows package (scripts/dist.sh dist --os windows) with consumer/ built against
+# it through CMake's find_package and through pkg-config.
 #
 #   scripts/check_windows.sh [<source dir> [<build dir>]]
 #
@@ -135,25 +136,33 @@ fi
 cargo build --release --lib --target "$target" --target-dir "$target_dir" --quiet
 rel="$target_dir/$target/release"
 declared=$(grep -oE '\bdmls_[a-z_]+\(' "$src/include/directml_subset.h" | tr -d '(' | LC_ALL=C sort -u)
-exported=$(x86_64-w64-mingw32-objdump -p "$rel/directml_subset.dll" |
-    sed -n '/^\[Ordinal\/Name Pointer\] Table/,/^$/p' | awk '/^\t\[/ { print $NF }' | LC_ALL=C sort -u)
-if [ -n "$declared" ] && [ "$exported" = "$declared" ]; then
-    pass "directml_subset.dll exports exactly the $(echo "$declared" | wc -l) functions of the header"
-else
-    fail "directml_subset.dll's exports differ from the header's functions"
-    diff <(echo "$declared") <(echo "$exported") | sed 's/^/  /' || true
-fi
-# Windows' DLLs only: no MinGW runtime DLL (libgcc, libwinpthread) to ship beside it.
-imports=$(x86_64-w64-mingw32-objdump -p "$rel/directml_subset.dll" | sed -n 's/^\tDLL Name: //p' | tr '\n' ' ')
-if echo "$imports" | grep -qiE 'libgcc|libwinpthread|libstdc'; then
-    fail "directml_subset.dll imports a MinGW runtime DLL: $imports"
-else
-    pass "directml_subset.dll imports only Windows' own DLLs: $imports"
-fi
+# imports_of FILE: the DLLs a Windows program or DLL imports, on one line.
+imports_of() { x86_64-w64-mingw32-objdump -p "$1" | sed -n 's/^\tDLL Name: //p' | tr '\n' ' '; }
+# check_dll DLL LABEL: its exports are the header's functions, and it imports only Windows' own
+# DLLs (no MinGW runtime DLL, libgcc or libwinpthread, to ship beside it).
+check_dll() {
+    local dll=$1 label=$2 exported imports
+    exported=$(x86_64-w64-mingw32-objdump -p "$dll" |
+        sed -n '/^\[Ordinal\/Name Pointer\] Table/,/^$/p' | awk '/^\t\[/ { print $NF }' | LC_ALL=C sort -u)
+    if [ -n "$declared" ] && [ "$exported" = "$declared" ]; then
+        pass "$label exports exactly the $(echo "$declared" | wc -l) functions of the header"
+    else
+        fail "$label's exports differ from the header's functions"
+        diff <(echo "$declared") <(echo "$exported") | sed 's/^/  /' || true
+    fi
+    imports=$(imports_of "$dll")
+    if echo "$imports" | grep -qiE 'libgcc|libwinpthread|libstdc'; then
+        fail "$label imports a MinGW runtime DLL: $imports"
+    else
+        pass "$label imports only Windows' own DLLs: $imports"
+    fi
+}
+check_dll "$rel/directml_subset.dll" directml_subset.dll
 
 # check_program NAME WANT ARG BUILD...: builds $out/NAME.exe with the command BUILD... (which
-# names that file), runs it under Wine in $out, where the DLL is (with the argument ARG when it
-# is not empty), and passes when it exits 0 with WANT in its output (when WANT is not empty).
+# names that file), runs it under Wine in $run_dir ($out, where the DLL is, unless set; with the
+# argument ARG when it is not empty), and passes when it exits 0 with WANT in its output (when
+# WANT is not empty).
 check_program() {
     local name=$1 want=$2 arg=$3 t0=$SECONDS status=0
     shift 3
@@ -162,7 +171,7 @@ check_program() {
         tail -n 20 "$out/$name.build.log"
         return
     fi
-    (cd "$out" && exec timeout --kill-after=10 "$limit" "$wine" "$name.exe" ${arg:+"$arg"}) \
+    (cd "${run_dir:-$out}" && exec timeout --kill-after=10 "$limit" "$wine" "$name.exe" ${arg:+"$arg"}) \
         >"$out/$name.log" 2>&1 || status=$?
     if [ "$status" -eq 0 ] && { [ -z "$want" ] || grep -qF "$want" "$out/$name.log"; }; then
         pass "$name ($((SECONDS - t0)) s)"
@@ -220,6 +229,134 @@ check_program readme_example "count 4: (0,0) (0,3) (1,1) (1,3)" "" \
     x86_64-w64-mingw32-gcc examples/readme_example.c -I include "$implib" -o "$out/readme_example.exe"
 check_program demo "All examples ran" "" \
     x86_64-w64-mingw32-gcc examples/demo.c -I include "$implib" -o "$out/demo.exe"
+
+# 8. The Windows package as a user gets it (scripts/dist.sh dist --os windows, built in
+# <build dir>/dist-windows): unzipped under a path with a space, exactly the files it should
+# hold, every version Cargo.toml's, no path of this machine, the DLL as in 3; then consumer/,
+# unchanged, built against it through find_package (with cmake/mingw-w64-x86_64.cmake) and
+# through pkg-config, shared and static, each program run under Wine with the package's bin/
+# on WINEPATH (and MinGW's runtime DLLs, which a MinGW program built without -static needs, as
+# on Windows from the toolchain's bin/ on PATH).
+check_package() {
+    local version name pkg_out work prefix expected found status imports
+    version=$(sed -n 's/^version *= *"\([0-9][0-9.]*\)".*/\1/p' "$src/Cargo.toml" | head -n1)
+    name="directml_subset-$version-x86_64-windows-gnu"
+    pkg_out="$out/dist-out"
+    echo "== scripts/dist.sh dist --os windows"
+    if ! DMLS_DIST_BUILD_DIR="$build/dist" "$src/scripts/dist.sh" dist --os windows --out "$pkg_out" \
+        >"$out/dist.log" 2>&1; then
+        fail "scripts/dist.sh dist --os windows (log: $out/dist.log)"
+        tail -n 30 "$out/dist.log"
+        return
+    fi
+    if (cd "$pkg_out" && sha256sum -c --quiet "$name.zip.sha256"); then
+        pass "$name.zip and its SHA-256 file"
+    else
+        fail "$name.zip does not match its SHA-256 file"
+    fi
+    work="$out/package test"
+    rm -rf "$work"
+    mkdir -p "$work"
+    python3 -m zipfile -e "$pkg_out/$name.zip" "$work"
+    prefix="$work/$name"
+    expected=$(cd "$src" && {
+        printf '%s\n' bin/directml_subset.dll lib/libdirectml_subset.dll.a lib/libdirectml_subset.a \
+            lib/cmake/directml_subset/directml_subset-config.cmake \
+            lib/cmake/directml_subset/directml_subset-config-version.cmake \
+            lib/pkgconfig/directml_subset.pc include/directml_subset.h include/directml_subset.hpp \
+            LICENSE-MIT LICENSE-APACHE README.md CHANGELOG.md
+        ls include/directml_subset/*.hpp
+    } | LC_ALL=C sort)
+    found=$(cd "$prefix" && find . -type f | sed 's|^\./||' | LC_ALL=C sort)
+    if [ "$found" = "$expected" ]; then
+        pass "the package holds exactly its $(echo "$expected" | wc -l) files"
+    else
+        fail "the package's files differ from those expected (< expected, > found)"
+        diff <(echo "$expected") <(echo "$found") | sed 's/^/  /' || true
+    fi
+    if cmake "-DSOURCE_DIR=$src" "-DPREFIX=$prefix" -DLIBDIR=lib -DINCLUDEDIR=include \
+        "-DPROJECT_VERSION=$version" -P "$src/cmake/check_version.cmake" >"$out/package-version.log" 2>&1; then
+        pass "the package's versions are Cargo.toml's ($version)"
+    else
+        fail "the package's versions (log: $out/package-version.log)"
+        cat "$out/package-version.log"
+    fi
+    local cache cargo_home
+    cache="${XDG_CACHE_HOME:-$HOME/.cache}/directml_subset"
+    cargo_home=$(cd "${CARGO_HOME:-$HOME/.cargo}" && pwd)
+    status=0
+    grep -rl -a -e "$src/" -e "$build/" -e "$cache/" -e "$cargo_home/" "$prefix" >"$out/package-paths.log" || status=$?
+    if [ "$status" = 1 ]; then
+        pass "no file of the package names a path of this machine"
+    else
+        fail "files of the package name a path of this machine (or grep failed, status $status)"
+        sed 's/^/  /' "$out/package-paths.log"
+    fi
+    check_dll "$prefix/bin/directml_subset.dll" "the package's directml_subset.dll"
+
+    local runtime_dirs="" f
+    for f in libstdc++-6.dll libgcc_s_seh-1.dll libwinpthread-1.dll; do
+        f=$("$CXX" -print-file-name="$f")
+        [ -f "$f" ] && runtime_dirs="$runtime_dirs;Z:${f%/*}"
+    done
+    local winepath=$WINEPATH
+    export WINEPATH="$WINEPATH;Z:${prefix//\//\\}\\bin${runtime_dirs//\//\\}"
+    echo "== consumer/ through find_package (CMAKE_PREFIX_PATH), cmake/mingw-w64-x86_64.cmake"
+    if cmake "-DSOURCE_DIR=$src/consumer" "-DBINARY_DIR=$work/consumer-find-package" "-DPREFIX=$prefix" \
+        "-DGENERATOR=Unix Makefiles" "-DC_COMPILER=$CC" "-DCXX_COMPILER=$CXX" \
+        "-DTOOLCHAIN=$src/cmake/mingw-w64-x86_64.cmake" "-DEMULATOR=$wine" \
+        -P "$src/cmake/check_consumer.cmake" >"$out/package-consumer.log" 2>&1; then
+        pass "consumer/ through find_package: $(grep -oE 'tests passed out of [0-9]+' "$out/package-consumer.log" | tail -n1)"
+        # The shared ones load the DLL (through the import library), the static ones do not.
+        for f in consumer consumer_cpp consumer_static consumer_fully_static; do
+            imports=$(imports_of "$work/consumer-find-package/$f.exe")
+            case "$f:$imports" in
+                consumer:*directml_subset.dll* | consumer_cpp:*directml_subset.dll*) pass "$f.exe loads directml_subset.dll" ;;
+                consumer_*static:*directml_subset*) fail "$f.exe loads directml_subset.dll" ;;
+                consumer_*static:*) pass "$f.exe holds the library: $imports" ;;
+                *) fail "$f.exe does not load directml_subset.dll: $imports" ;;
+            esac
+        done
+    else
+        fail "consumer/ through find_package (log: $out/package-consumer.log)"
+        tail -n 40 "$out/package-consumer.log"
+    fi
+    echo "== consumer/main.c through pkg-config (PKG_CONFIG_PATH)"
+    local pc=${PKG_CONFIG:-pkg-config} cflags libs_shared libs_static
+    export PKG_CONFIG_PATH="$prefix/lib/pkgconfig" PKG_CONFIG_LIBDIR="$prefix/lib/pkgconfig"
+    if [ "$("$pc" --modversion directml_subset 2>&1)" != "$version" ]; then
+        fail "pkg-config does not find directml_subset $version in the package"
+    else
+        cflags=$("$pc" --cflags directml_subset)
+        libs_shared=$("$pc" --libs directml_subset)
+        libs_static=$("$pc" --libs --static directml_subset)
+        # (pkg-config writes a space in a path as "\ ", for a shell to read.)
+        # (Run where they are, away from the DLL of 3 in $out: the package's comes from WINEPATH.)
+        local run_dir=$work
+        eval "set -- $cflags $libs_shared"
+        check_program pkg-config-shared "consumer ok" "" "$CC" -std=c11 "${flags[@]}" \
+            "-DDMLS_EXPECTED_VERSION=\"$version\"" "$src/consumer/main.c" "$@" -o "$work/pkg-config-shared.exe"
+        eval "set -- $cflags $libs_static"
+        check_program pkg-config-static "consumer ok" "" "$CC" -static -std=c11 "${flags[@]}" \
+            "-DDMLS_EXPECTED_VERSION=\"$version\"" "$src/consumer/main.c" "$@" -o "$work/pkg-config-static.exe"
+        for f in shared static; do
+            if [ -f "$work/pkg-config-$f.exe" ]; then
+                imports=$(imports_of "$work/pkg-config-$f.exe")
+                if [ "$f" = shared ] && [[ "$imports" == *directml_subset.dll* ]]; then
+                    pass "pkg-config-shared.exe loads directml_subset.dll"
+                elif [ "$f" = static ] && ! echo "$imports" | grep -qiE 'directml_subset|libgcc|libwinpthread|libstdc'; then
+                    pass "pkg-config-static.exe needs no DLL but Windows' own: $imports"
+                else
+                    fail "pkg-config-$f.exe imports: $imports"
+                fi
+            fi
+        done
+    fi
+    unset PKG_CONFIG_PATH PKG_CONFIG_LIBDIR
+    export WINEPATH=$winepath
+    rm -rf "$work"
+}
+check_package
 
 echo "windows: $((passed + failed)) checks under Wine in $((SECONDS - start)) s"
 if [ "$failed" -gt 0 ]; then

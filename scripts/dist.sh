@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Builds the binary packages, which run on any Linux with glibc 2.17 or newer, on x86_64 (the
-# default) or on 64-bit Arm (--arch aarch64):
+# default) or on 64-bit Arm (--arch aarch64), and the C/C++ package for 64-bit Windows
+# (--os windows):
 #
 #   scripts/dist.sh wheel [--out DIR] [--arch ARCH]   dist/directml_subset-VERSION-py3-none-manylinux_2_17_ARCH.manylinux2014_ARCH.whl
 #   scripts/dist.sh dist  [--out DIR] [--arch ARCH]   dist/directml_subset-VERSION-ARCH-linux-gnu.tar.gz and .sha256
-#   scripts/dist.sh lib   [--arch ARCH]               only the library, in build/dist/lib/ (build/dist-aarch64/lib/)
+#   scripts/dist.sh dist  [--out DIR] --os windows    dist/directml_subset-VERSION-x86_64-windows-gnu.zip and .sha256
+#   scripts/dist.sh lib   [--arch ARCH | --os windows]  only the library, in build/dist/lib/ (build/dist-aarch64/lib/, build/dist-windows/lib/)
 #
-# (build/dist/ is $DMLS_DIST_BUILD_DIR when that is set, with -aarch64 added for Arm: the checks
-# build in their own tree.) (./dev wheel and ./dev dist run the first two, and pass --arch on.)
+# (build/dist/ is $DMLS_DIST_BUILD_DIR when that is set, with -aarch64 or -windows added: the
+# checks build in their own tree.) (./dev wheel and ./dev dist run the first two, and pass --arch on.)
 # Both hold one build of the library: cargo zigbuild --target ARCH-unknown-linux-gnu.2.17, which
 # links it with Zig against glibc 2.17's symbol versions, through the project's CMake build
 # configured in build/dist/ (so the SONAME, the install layout, the CMake package and the
@@ -20,6 +22,12 @@
 # ~/.cache/directml_subset/tools, shared with the fuzzing check). The cargo target directory is
 # cached as $DMLS_ZIGBUILD_TARGET_DIR (default ~/.cache/directml_subset/zigbuild-target), so a
 # fresh clone rebuilds only the crate. Run it through ./dev (or with .venv/bin on PATH).
+# For Windows it builds with cargo for x86_64-pc-windows-gnu and MinGW-w64 (Debian's
+# gcc-mingw-w64-x86-64 and g++-mingw-w64-x86-64), through the CMake build configured with
+# cmake/mingw-w64-x86_64.cmake in build/dist-windows/ (its cargo target directory inside it): the
+# zip is that install tree, the DLL in bin/, with the license files, README and CHANGELOG at its
+# top. It needs Rust's standard library for that target (`rustup target add
+# x86_64-pc-windows-gnu`, done here when rustup can), and no Zig.
 # For Arm it also needs Rust's standard library for aarch64 (`rustup target add
 # aarch64-unknown-linux-gnu`, done here when rustup can) and a strip that reads Arm objects
 # (aarch64-linux-gnu-strip, Debian's binutils-aarch64-linux-gnu, or llvm-strip).
@@ -30,7 +38,7 @@ glibc=2.17
 
 src=$(cd "$(dirname "$0")/.." && pwd)
 usage() {
-    echo "usage: scripts/dist.sh wheel|dist|lib [--out DIR] [--arch x86_64|aarch64]" >&2
+    echo "usage: scripts/dist.sh wheel|dist|lib [--out DIR] [--arch x86_64|aarch64] [--os linux|windows]" >&2
     exit 2
 }
 [ $# -ge 1 ] || usage
@@ -38,6 +46,7 @@ what=$1
 shift
 out=$src/dist
 arch=x86_64
+os=linux
 while [ $# -gt 0 ]; do
     case "$1" in
         --out)
@@ -50,11 +59,21 @@ while [ $# -gt 0 ]; do
             arch=$2
             shift 2
             ;;
+        --os)
+            [ $# -ge 2 ] || usage
+            os=$2
+            shift 2
+            ;;
         *) usage ;;
     esac
 done
 case "$what" in wheel | dist | lib) ;; *) usage ;; esac
 case "$arch" in x86_64 | aarch64) ;; *) usage ;; esac
+case "$os" in linux | windows) ;; *) usage ;; esac
+if [ "$os" = windows ]; then
+    [ "$arch" = x86_64 ] || { echo "dist.sh: the Windows package is for x86_64 only" >&2; exit 2; }
+    [ "$what" != wheel ] || { echo "dist.sh: there is no Windows wheel (the Windows package is the C/C++ one: dist --os windows)" >&2; exit 2; }
+fi
 triple=$arch-unknown-linux-gnu
 target=$triple.$glibc
 # The wheel's platform tag: PEP 600's name and its older alias, which pip before 20.3 (Python
@@ -70,6 +89,7 @@ venv="${VIRTUAL_ENV:-$src/.venv}"
 python="$venv/bin/python"
 build="${DMLS_DIST_BUILD_DIR:-$src/build/dist}"
 [ "$arch" = x86_64 ] || build=$build-$arch
+[ "$os" = linux ] || build=$build-$os
 export PATH="$tools/bin:$venv/bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 version=$(sed -n 's/^version *= *"\([0-9][0-9.]*\)".*/\1/p' "$src/Cargo.toml" | head -n1)
@@ -78,8 +98,16 @@ version=$(sed -n 's/^version *= *"\([0-9][0-9.]*\)".*/\1/p' "$src/Cargo.toml" | 
 # --- tools ---------------------------------------------------------------------------------
 # shellcheck source=scripts/cross_setup.sh
 . "$src/scripts/cross_setup.sh"
-dist_python_tools "$src" "$venv" || { echo "dist.sh: no Zig and auditwheel in $venv (run it through ./dev)" >&2; exit 1; }
-if [ "$(cargo-zigbuild --version 2>/dev/null)" != "cargo-zigbuild $zigbuild_version" ]; then
+if [ "$os" = windows ]; then
+    for tool in x86_64-w64-mingw32-gcc-posix x86_64-w64-mingw32-g++-posix; do
+        command -v "$tool" >/dev/null ||
+            { echo "dist.sh: no $tool: install MinGW-w64 (Debian: apt-get install gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64)" >&2; exit 1; }
+    done
+    cross_rust_std x86_64-pc-windows-gnu ||
+        { echo "dist.sh: Rust's standard library for x86_64-pc-windows-gnu is not installed (rustup target add x86_64-pc-windows-gnu)" >&2; exit 1; }
+fi
+[ "$os" = windows ] || dist_python_tools "$src" "$venv" || { echo "dist.sh: no Zig and auditwheel in $venv (run it through ./dev)" >&2; exit 1; }
+if [ "$os" = linux ] && [ "$(cargo-zigbuild --version 2>/dev/null)" != "cargo-zigbuild $zigbuild_version" ]; then
     echo "dist.sh: installing cargo-zigbuild $zigbuild_version into $tools (first run only, a few minutes)"
     CARGO_TARGET_DIR="$cache/tools-build" cargo install --quiet --locked --force \
         --version "$zigbuild_version" --root "$tools" cargo-zigbuild
@@ -87,7 +115,7 @@ if [ "$(cargo-zigbuild --version 2>/dev/null)" != "cargo-zigbuild $zigbuild_vers
 fi
 
 cross_args=()
-if [ "$arch" != "$(uname -m)" ]; then
+if [ "$os" = linux ] && [ "$arch" != "$(uname -m)" ]; then
     cross_rust_std "$triple" || { echo "dist.sh: Rust's standard library for $triple is not installed (rustup target add $triple)" >&2; exit 1; }
     # The static library's debug info is stripped by CMake's strip, which must read $arch objects.
     strip=$(command -v "$arch-linux-gnu-strip" || command -v llvm-strip || true)
@@ -117,6 +145,45 @@ fi
 export CARGO_ENCODED_RUSTFLAGS
 unset RUSTFLAGS
 mkdir -p "$build"
+if [ "$os" = windows ]; then
+    # The DLL, its import library and the static library, with MinGW-w64, and their install.
+    cmake -S "$src" -B "$build" --toolchain "$src/cmake/mingw-w64-x86_64.cmake" \
+        -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DDMLS_BUILD_EXAMPLES=OFF \
+        -DDMLS_CARGO_TARGET=x86_64-pc-windows-gnu -DCMAKE_INSTALL_DOCDIR=. >"$build/configure.log" ||
+        { cat "$build/configure.log" >&2; exit 1; }
+    cmake --build "$build"
+    echo "dist.sh: $build/lib/directml_subset.dll"
+    [ "$what" = lib ] && exit 0
+    mkdir -p "$out"
+    out=$(cd "$out" && pwd)
+    name="directml_subset-$version-x86_64-windows-gnu"
+    stage=$(mktemp -d)
+    trap 'rm -rf "$stage"' EXIT
+    cmake --install "$build" --prefix "$stage/$name" >/dev/null
+    # Reproducible: sorted names, every time the last commit's (or SOURCE_DATE_EPOCH), no
+    # owners (a zip has none), the same compression.
+    epoch=${SOURCE_DATE_EPOCH:-$(git -C "$src" log -1 --format=%ct 2>/dev/null || echo 0)}
+    python3 - "$stage" "$name" "$epoch" "$out/$name.zip" <<'PY'
+import os, sys, time, zipfile
+stage, name, epoch, zip_path = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+when = time.gmtime(max(epoch, 315532800))[:6]  # a zip's times start in 1980
+paths = []
+for top, dirs, files in os.walk(os.path.join(stage, name)):
+    paths += [os.path.join(top, f) for f in files]
+with zipfile.ZipFile(zip_path + ".part", "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
+    for path in sorted(paths, key=lambda p: os.path.relpath(p, stage)):
+        info = zipfile.ZipInfo(os.path.relpath(path, stage).replace(os.sep, "/"), when)
+        info.compress_type = zipfile.ZIP_DEFLATED
+        info.external_attr = (0o755 if os.access(path, os.X_OK) else 0o644) << 16
+        with open(path, "rb") as f:
+            z.writestr(info, f.read(), compresslevel=9)
+os.replace(zip_path + ".part", zip_path)
+PY
+    (cd "$out" && sha256sum "$name.zip" >"$name.zip.sha256")
+    echo "dist.sh: $out/$name.zip"
+    cat "$out/$name.zip.sha256"
+    exit 0
+fi
 cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
     -DDMLS_BUILD_EXAMPLES=OFF -DDMLS_CARGO_SUBCOMMAND=zigbuild "-DDMLS_CARGO_TARGET=$target" \
     "-DDMLS_CARGO_TARGET_DIR=$target_dir" -DCMAKE_INSTALL_DOCDIR=. "${cross_args[@]}" >"$build/configure.log" ||
