@@ -158,10 +158,11 @@ pub fn force_parallel_paths() {
 }
 
 /// Makes DIAGONAL_MATRIX1 and DIAGONAL_MATRIX write with streaming stores from `bytes` touched
-/// (output, and input if any) on, from now on in this process, instead of from this machine's
-/// last-level cache size (streaming still needs at least 1 MiB touched, rows of at least 256
-/// bytes and a SIMD level above portable): for tests, which must reach both store paths on any
-/// machine. Not part of the supported API.
+/// (output, and input if any) on, and plain stores below, from now on in this process, instead
+/// of from this machine's last-level cache size and the measured choice below it (streaming
+/// still needs at least 1 MiB touched, rows of at least 256 bytes and a SIMD level above
+/// portable): for tests, which must reach both store paths on any machine. Not part of the
+/// supported API.
 #[doc(hidden)]
 pub fn force_streaming_from(bytes: u64) {
     op::force_streaming_from(bytes);

@@ -12,9 +12,9 @@
 //! outputs are split into row ranges across the workers. Strided layouts go segment by segment,
 //! element by element.
 
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
-use super::cost::{self, Bounds, Rates};
+use super::cost::{self, Bounds, Rates, SerialRate};
 use super::diagonal::DiagonalPlan;
 use super::simd::isa::Level;
 use super::simd::{Isa, StreamWriter, Word};
@@ -58,10 +58,10 @@ const STREAM_MIN_BYTES: u64 = 8 << 20;
 
 /// Executions that touch at least this many bytes (too many to stay in cache for whoever reads
 /// the output next) are written with non-temporal stores: the last-level cache's size where
-/// Linux reports it, else [`STREAM_MIN_BYTES`]. Below it, plain stores leave the output in the
-/// cache. On an AMD Zen 5 with 32 MiB of L3 (two vCPUs), plain stores wrote a 16 MiB
-/// identity in 0.71x the time of streaming ones on one thread, 0.84x on two; an upper triangle
-/// from a 16 MiB input (32 MiB touched) took 2.9x the time with plain stores.
+/// the system reports it, else [`STREAM_MIN_BYTES`]. From a quarter of it up to it, the
+/// faster of the two is measured ([`StoreRates`]); below that, plain stores leave the output in
+/// the cache. On an AMD Zen 5 with 32 MiB of L3 (two vCPUs), an upper triangle from a 16 MiB
+/// input (32 MiB touched) took 2.9x the time with plain stores.
 fn stream_min_bytes() -> u64 {
     match STREAM_FROM.load(Ordering::Relaxed) {
         0 => {
@@ -81,11 +81,90 @@ const STREAM_FLOOR_BYTES: u64 = 1 << 20;
 
 /// [`stream_min_bytes`] once known (0 before).
 static STREAM_FROM: AtomicU64 = AtomicU64::new(0);
+/// Set by [`force_streaming_from`]: the threshold alone decides, nothing is measured.
+static STREAM_FORCED: AtomicBool = AtomicBool::new(false);
 
-/// Writes outputs with streaming stores from `bytes` touched on, from now on in this process
-/// (for tests, which must reach the streaming path whatever this machine's cache).
+/// Writes outputs with streaming stores from `bytes` touched on, and plain ones below, from now
+/// on in this process (for tests, which must reach both paths whatever this machine's cache).
 pub(crate) fn force_streaming_from(bytes: u64) {
+    STREAM_FORCED.store(true, Ordering::Relaxed);
     STREAM_FROM.store(bytes.max(1), Ordering::Relaxed);
+}
+
+/// Plain or streaming stores, measured, for executions that touch from a quarter of
+/// [`stream_min_bytes`] up to it, where neither wins on every machine: on two vCPUs of an AMD
+/// Zen 5 (32 MiB of L3), plain stores wrote a 16 MiB identity on one thread in 0.71x the time
+/// of streaming ones; on two vCPUs of an AMD Zen 3 (32 MiB of L3 too), in 2.5x (888 against
+/// 352 µs), and an upper triangle of 8 MiB from its input (16 MiB touched) in 0.88x. Both
+/// stores' rates are kept (the fastest of the last eight executions each, per class of rows,
+/// serial or parallel, and octave of the band); the first executions alternate until each is
+/// known, then the faster runs, and one execution in [`STORE_RETRY`] runs the other, so that a
+/// change (the cache's other tenants) is followed. These executions take 100 µs or more, so
+/// two clock reads cost nothing.
+struct StoreRates {
+    plain: SerialRate,
+    stream: SerialRate,
+    /// Executions chosen for.
+    turn: AtomicU32,
+}
+
+/// One execution in this many (of a class and octave whose rates are both known) runs the
+/// slower kind of store: at 2.5x its time, a 2.3% cost.
+const STORE_RETRY: u32 = 64;
+
+impl StoreRates {
+    const fn new() -> Self {
+        StoreRates {
+            plain: SerialRate::new(),
+            stream: SerialRate::new(),
+            turn: AtomicU32::new(0),
+        }
+    }
+
+    /// Whether an execution of `touched` bytes streams.
+    fn choose(&self, touched: u64) -> bool {
+        let n = self.turn.fetch_add(1, Ordering::Relaxed);
+        if !self.plain.known() || !self.stream.known() {
+            // Alternate until both are known; the first execution streams (plain stores on
+            // new pages pay for their faults twice: reading and writing).
+            return n.is_multiple_of(2);
+        }
+        let stream_wins = self.stream.estimate_ns(touched) < self.plain.estimate_ns(touched);
+        stream_wins != n.is_multiple_of(STORE_RETRY)
+    }
+
+    fn record(&self, stream: bool, touched: u64, elapsed: core::time::Duration) {
+        let rate = if stream { &self.stream } else { &self.plain };
+        rate.record(touched, elapsed);
+    }
+}
+
+/// [`StoreRates`] per class of rows (as [`rates`]: what lies outside the band, the element
+/// size), serial or parallel, and octave of the band (below or above half of it).
+static STORE_RATES: [StoreRates; 48] = [const { StoreRates::new() }; 48];
+
+/// The [`StoreRates`] of an execution of `touched` bytes, where they decide: from a quarter of
+/// [`stream_min_bytes`] (never below [`STREAM_FLOOR_BYTES`]) up to it, unless forced.
+fn store_rates<U: Word>(
+    other: &Other<'_, U>,
+    parallel: bool,
+    touched: u64,
+) -> Option<&'static StoreRates> {
+    let from = stream_min_bytes();
+    if STREAM_FORCED.load(Ordering::Relaxed)
+        || touched >= from
+        || touched < (from / 4).max(STREAM_FLOOR_BYTES)
+    {
+        return None;
+    }
+    let kind = match other {
+        Other::Zero => 0,
+        Other::Keep => 1,
+        Other::From(_) => 2,
+    };
+    let class = kind * 4 + U::SIZE.trailing_zeros() as usize;
+    let octave = usize::from(touched >= from / 2);
+    Some(&STORE_RATES[(class * 2 + usize::from(parallel)) * 2 + octave])
 }
 
 /// Rows narrower than this many bytes are written element by element.
@@ -324,11 +403,23 @@ fn run_packed<U: Word>(
         Other::From(_) => 2 * bytes,
         Other::Zero | Other::Keep => bytes,
     };
+    let rates = rates(&other);
+    let path = cost::parallel_pays(bytes, &PARALLEL, rates, 1, workers);
     // (The constant first: small executions skip the load.)
-    let stream = touched >= STREAM_FLOOR_BYTES
-        && touched >= stream_min_bytes()
+    let can_stream = touched >= STREAM_FLOOR_BYTES
         && w * U::SIZE >= STREAM_MIN_ROW_BYTES
         && isa.level() != Level::Portable;
+    let parallel = matches!(path, cost::Path::Parallel { .. });
+    let stores = if can_stream {
+        store_rates(&other, parallel, touched)
+    } else {
+        None
+    };
+    let stream = match stores {
+        Some(stores) => stores.choose(touched),
+        None => can_stream && touched >= stream_min_bytes(),
+    };
+    let started = stores.map(|_| std::time::Instant::now());
     let do_rows = |first_row: usize, chunk: &mut [U]| {
         if stream {
             #[cfg(target_arch = "x86_64")]
@@ -371,8 +462,7 @@ fn run_packed<U: Word>(
             }
         }
     };
-    let rates = rates(&other);
-    match cost::parallel_pays(bytes, &PARALLEL, rates, 1, workers) {
+    let r = match path {
         cost::Path::Parallel { hot, helpers } => {
             let workers = workers.at_most(helpers);
             // Several parts per worker (the threads that run take the parts of one that is
@@ -396,7 +486,11 @@ fn run_packed<U: Word>(
             cost::timed(timed, rates.serial(bytes), bytes, || do_rows(0, out));
             Ok(())
         }
+    };
+    if let (Some(stores), Some(started)) = (stores, started) {
+        stores.record(stream, touched, started.elapsed());
     }
+    r
 }
 
 /// Rows of zeros with a narrow band of Value: the chunk is zeroed in one fill (one `memset` at
@@ -501,5 +595,35 @@ fn run_strided<U: Word>(plan: &DiagonalPlan, value: U, out: &mut [U], other: Oth
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::time::Duration;
+
+    #[test]
+    fn stores_alternate_until_both_are_known_then_the_faster_runs_and_the_other_is_retried() {
+        let s = StoreRates::new();
+        let touched = 8 << 20;
+        let time = |stream: bool| Duration::from_micros(if stream { 350 } else { 900 });
+        let first: Vec<bool> = (0..6)
+            .map(|_| {
+                let stream = s.choose(touched);
+                s.record(stream, touched, time(stream));
+                stream
+            })
+            .collect();
+        assert_eq!(first, [true, false, true, false, true, false]);
+        // Streaming is faster: it runs, but for one execution in STORE_RETRY.
+        let plain = (0..4 * STORE_RETRY).filter(|_| !s.choose(touched)).count();
+        assert_eq!(plain, 4);
+        // Streaming slows down (its window fills with slow executions): plain stores run.
+        for _ in 0..8 {
+            s.record(true, touched, Duration::from_micros(2000));
+        }
+        let stream = (0..4 * STORE_RETRY).filter(|_| s.choose(touched)).count();
+        assert_eq!(stream, 4);
     }
 }
