@@ -99,8 +99,8 @@ pub(crate) fn force_streaming_from(bytes: u64) {
 /// stores' rates are kept (the fastest of the last eight executions each, per class of rows,
 /// serial or parallel, and octave of the band); the first executions alternate until each is
 /// known, then the faster runs, and one execution in [`STORE_RETRY`] runs the other, so that a
-/// change (the cache's other tenants) is followed. These executions take 100 µs or more, so
-/// two clock reads cost nothing.
+/// change (the cache's other tenants) is followed. These executions touch 1 MiB or more (tens
+/// of microseconds at least), so two clock reads cost nothing.
 struct StoreRates {
     plain: SerialRate,
     stream: SerialRate,
