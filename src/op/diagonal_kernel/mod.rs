@@ -40,14 +40,20 @@ const PARALLEL: Bounds = Bounds {
 /// measured on one class would choose wrongly for another.
 static RATES: [Rates; 12] = [const { Rates::new() }; 12];
 
-/// The class of rates for rows of `U` with `other` outside the band.
-fn rates<U: Word>(other: &Other<'_, U>) -> &'static Rates {
+/// The class of rows of `U` with `other` outside the band (0 to 11: what lies outside, then
+/// the element size), which [`RATES`] and [`STORE_RATES`] keep apart.
+fn class<U: Word>(other: &Other<'_, U>) -> usize {
     let kind = match other {
         Other::Zero => 0,
         Other::Keep => 1,
         Other::From(_) => 2,
     };
-    &RATES[kind * 4 + U::SIZE.trailing_zeros() as usize]
+    kind * 4 + U::SIZE.trailing_zeros() as usize
+}
+
+/// The class of rates for rows of `U` with `other` outside the band.
+fn rates<U: Word>(other: &Other<'_, U>) -> &'static Rates {
+    &RATES[class(other)]
 }
 /// The smallest part of a parallel execution, in output bytes.
 const PART_MIN_BYTES: usize = 16 << 10;
@@ -139,8 +145,8 @@ impl StoreRates {
     }
 }
 
-/// [`StoreRates`] per class of rows (as [`rates`]: what lies outside the band, the element
-/// size), serial or parallel, and octave of the band (below or above half of it).
+/// [`StoreRates`] per [`class`] of rows, serial or parallel, and octave of the band (below or
+/// above half of it).
 static STORE_RATES: [StoreRates; 48] = [const { StoreRates::new() }; 48];
 
 /// The [`StoreRates`] of an execution of `touched` bytes, where they decide: from a quarter of
@@ -157,14 +163,8 @@ fn store_rates<U: Word>(
     {
         return None;
     }
-    let kind = match other {
-        Other::Zero => 0,
-        Other::Keep => 1,
-        Other::From(_) => 2,
-    };
-    let class = kind * 4 + U::SIZE.trailing_zeros() as usize;
     let octave = usize::from(touched >= from / 2);
-    Some(&STORE_RATES[(class * 2 + usize::from(parallel)) * 2 + octave])
+    Some(&STORE_RATES[(class(other) * 2 + usize::from(parallel)) * 2 + octave])
 }
 
 /// Rows narrower than this many bytes are written element by element.
@@ -405,7 +405,7 @@ fn run_packed<U: Word>(
     };
     let rates = rates(&other);
     let path = cost::parallel_pays(bytes, &PARALLEL, rates, 1, workers);
-    // (The constant first: small executions skip the load.)
+    // (Executions that cannot stream never read the threshold or the measured rates.)
     let can_stream = touched >= STREAM_FLOOR_BYTES
         && w * U::SIZE >= STREAM_MIN_ROW_BYTES
         && isa.level() != Level::Portable;
