@@ -6,8 +6,10 @@
 #include "directml_subset.h"
 
 #include <stddef.h>
+#if !defined(DMLS_LAYOUT_ASSERTS_ONLY)
 #include <stdio.h>
 #include <string.h>
+#endif
 
 #define SIZE(T, n) _Static_assert(sizeof(T) == (n), "sizeof(" #T ") must be " #n)
 #define OFFSET(T, f, n) _Static_assert(offsetof(T, f) == (n), "offsetof(" #T ", " #f ") must be " #n)
@@ -155,6 +157,9 @@ VALUE((uint32_t)DXGI_ERROR_UNSUPPORTED, 0x887A0004u);
 _Static_assert(FAILED(E_INVALIDARG) && FAILED(DXGI_ERROR_UNSUPPORTED), "failures are negative");
 _Static_assert(SUCCEEDED(S_OK) && !FAILED(S_OK), "S_OK succeeds");
 
+/* DMLS_LAYOUT_ASSERTS_ONLY: the compile-time checks alone, for a compiler without a C library
+   here (MSVC's layout rules, through clang-cl: scripts/check_windows.sh). */
+#if !defined(DMLS_LAYOUT_ASSERTS_ONLY)
 int main(void) {
     /* The union's members really alias: FLOAT16 is a bit pattern in UInt16 (bytes 0-1, in
        the CPU's byte order). */
@@ -173,3 +178,4 @@ int main(void) {
     printf("test_layout: every size, offset and value matches DirectML\n");
     return 0;
 }
+#endif

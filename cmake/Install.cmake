@@ -1,6 +1,7 @@
 # cmake --install: the shared library with its SONAME symlinks
 # (libdirectml_subset.so -> .so.0.MINOR -> .so.0.MINOR.PATCH before 1.0, .so.MAJOR from 1.0 on;
-# on Windows bin/directml_subset.dll and lib/libdirectml_subset.dll.a), the static library, the
+# on Windows bin/directml_subset.dll, lib/libdirectml_subset.dll.a and, made with LLVM's
+# llvm-dlltool, the MSVC import library lib/directml_subset.lib), the static library, the
 # headers (directml_subset.h, directml_subset.hpp and its parts in directml_subset/), the CMake
 # package (find_package(directml_subset CONFIG), with a version file), the pkg-config file
 # lib/pkgconfig/directml_subset.pc, and the license files, README and CHANGELOG in
@@ -15,8 +16,31 @@ if(DMLS_WINDOWS)
           DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT runtime)
   install(FILES "${DMLS_LIB_DIR}/${DMLS_IMPLIB}"
           DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT development)
+  if(DMLS_MSVC_IMPLIB)
+    install(FILES "${DMLS_LIB_DIR}/${DMLS_MSVC_IMPLIB}"
+            DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT development)
+  endif()
   set(DMLS_CONFIG_SHARED_LOCATION "\${PACKAGE_PREFIX_DIR}/${CMAKE_INSTALL_BINDIR}/${DMLS_SHARED_REAL}")
-  set(DMLS_CONFIG_SHARED_LINK "IMPORTED_IMPLIB \"\${directml_subset_LIBRARY_DIR}/${DMLS_IMPLIB}\"")
+  # The import library that the consumer's compiler links: MSVC's or MinGW-w64's (below).
+  set(DMLS_CONFIG_SHARED_LINK "IMPORTED_IMPLIB \"\${_directml_subset_implib}\"")
+  set(DMLS_CONFIG_WINDOWS [=[
+# Windows: MSVC (cl, clang-cl) links the DLL through lib/directml_subset.lib, MinGW-w64 through
+# lib/libdirectml_subset.dll.a. The static library is MinGW-w64's alone (it needs MinGW-w64's
+# runtime): with MSVC there is no directml_subset::static.
+if(MSVC)
+  set(_directml_subset_implib "${directml_subset_LIBRARY_DIR}/directml_subset.lib")
+  if(NOT EXISTS "${_directml_subset_implib}")
+    set(directml_subset_FOUND FALSE)
+    set(directml_subset_NOT_FOUND_MESSAGE "this directml_subset has no MSVC import library "
+        "(${_directml_subset_implib}): it was built without LLVM's llvm-dlltool; MinGW-w64 can link it")
+    return()
+  endif()
+  set(_directml_subset_no_static TRUE)
+else()
+  set(_directml_subset_implib "${directml_subset_LIBRARY_DIR}/libdirectml_subset.dll.a")
+  set(_directml_subset_no_static FALSE)
+endif()
+]=])
 else()
   install(PROGRAMS "${DMLS_LIB_DIR}/${DMLS_SHARED_REAL}"
           DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT runtime)
@@ -27,6 +51,7 @@ else()
           DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT development)
   set(DMLS_CONFIG_SHARED_LOCATION "\${directml_subset_LIBRARY_DIR}/${DMLS_SHARED_REAL}")
   set(DMLS_CONFIG_SHARED_LINK "IMPORTED_SONAME \"${DMLS_SONAME}\"")
+  set(DMLS_CONFIG_WINDOWS "")
 endif()
 install(FILES "${DMLS_LIB_DIR}/libdirectml_subset.a"
         DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT development)

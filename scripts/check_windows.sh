@@ -8,15 +8,18 @@
 # (c_tests/directml_client.cpp, hpp_beside_directml.cpp), and a program that unloads the DLL
 # after its pools ran (c_tests/unload.c), each run; examples/*.c built as docs/building.md
 # shows; and the Windows package (scripts/dist.sh dist --os windows) with consumer/ built against
-# it through CMake's find_package and through pkg-config.
+# it through CMake's find_package and through pkg-config; and MSVC: DirectML's layouts, the header
+# beside the stand-in of DirectML.h, and a program built against the package through find_package
+# and its MSVC import library, with clang-cl and lld-link.
 #
 #   scripts/check_windows.sh [<source dir> [<build dir>]]
 #
 # Needs, on an x86-64 Linux host: Rust's standard library for x86_64-pc-windows-gnu (`rustup
 # target add`, done here when rustup can), MinGW-w64's C and C++ compilers with POSIX threads
-# (x86_64-w64-mingw32-gcc-posix, -g++-posix: C++'s std::thread) and Wine (wine64). As root these
-# come from apt-get (gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64). Without them it prints
-# SKIP and exits 77.
+# (x86_64-w64-mingw32-gcc-posix, -g++-posix: C++'s std::thread), Wine (wine64) and LLVM's clang,
+# lld-link, llvm-dlltool, llvm-lib, llvm-rc and llvm-mt (any version from 14). As root these come
+# from apt-get (gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 llvm clang lld). Without them it
+# prints SKIP and exits 77.
 #
 # Left out under Wine: the Rust test header_is_up_to_date (it runs cargo and cbindgen, host
 # tools; the header is the same for every target and checked by ./dev test) and the C program
@@ -46,16 +49,33 @@ case "$(uname -m)-$(uname -s)" in
 esac
 
 find_wine() { command -v wine64 || { [ -x /usr/lib/wine/wine64 ] && echo /usr/lib/wine/wine64; }; }
-if ! command -v "$CC" >/dev/null || ! command -v "$CXX" >/dev/null || ! find_wine >/dev/null; then
+# find_llvm NAME: LLVM's tool NAME, unversioned or as Debian names a version's (NAME-14 ...).
+find_llvm() {
+    local v
+    for v in "" -21 -20 -19 -18 -17 -16 -15 -14; do
+        command -v "$1$v" && return 0
+    done
+    return 1
+}
+llvm_tools=(clang lld-link llvm-dlltool llvm-lib llvm-rc llvm-mt)
+have_llvm() { local t; for t in "${llvm_tools[@]}"; do find_llvm "$t" >/dev/null || return 1; done; }
+if ! command -v "$CC" >/dev/null || ! command -v "$CXX" >/dev/null || ! find_wine >/dev/null || ! have_llvm; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-        echo "== installing MinGW-w64 and Wine with apt-get"
+        echo "== installing MinGW-w64, Wine and LLVM (clang, lld) with apt-get"
         (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-            --no-install-recommends gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64) >/dev/null 2>&1 || true
+            --no-install-recommends gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 \
+            llvm clang lld) >/dev/null 2>&1 || true
     fi
 fi
 for tool in "$CC" "$CXX"; do
     if ! command -v "$tool" >/dev/null; then
         echo "SKIP: $tool is not installed and cannot be installed here (gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64)"
+        exit 77
+    fi
+done
+for tool in "${llvm_tools[@]}"; do
+    if ! find_llvm "$tool" >/dev/null; then
+        echo "SKIP: LLVM's $tool is not installed and cannot be installed here (Debian: llvm clang lld)"
         exit 77
     fi
 done
@@ -261,6 +281,7 @@ check_package() {
     prefix="$work/$name"
     expected=$(cd "$src" && {
         printf '%s\n' bin/directml_subset.dll lib/libdirectml_subset.dll.a lib/libdirectml_subset.a \
+            lib/directml_subset.lib \
             lib/cmake/directml_subset/directml_subset-config.cmake \
             lib/cmake/directml_subset/directml_subset-config-version.cmake \
             lib/pkgconfig/directml_subset.pc include/directml_subset.h include/directml_subset.hpp \
@@ -353,8 +374,83 @@ check_package() {
         done
     fi
     unset PKG_CONFIG_PATH PKG_CONFIG_LIBDIR
+    check_msvc "$prefix" "$work"
     export WINEPATH=$winepath
     rm -rf "$work"
+}
+
+# 9. MSVC (called from 8, with the unzipped package on WINEPATH). With clang-cl and lld-link,
+# whose command lines are cl's and link.exe's and whose ABI and struct layouts are MSVC's, and
+# stand-ins of <windows.h> and <wtypesbase.h> (no Windows SDK here):
+# - c_tests/test_layout.c's static assertions, DirectML's sizes and offsets, as MSVC lays the
+#   structs out, with and without WIN32_LEAN_AND_MEAN (compiled only);
+# - the header in C++ after the stand-in of DirectML.h, and before it, where the compile must
+#   stop with the header's message (its branch for compilers that are not GNU-like);
+# - c_tests/msvc, built against the package through find_package, which must hand MSVC
+#   lib/directml_subset.lib and no static library; the program must load directml_subset.dll,
+#   and run.
+check_msvc() {
+    local prefix=$1 work=$2 tools="$out/msvc-tools" t lean status imports
+    mkdir -p "$tools"
+    # clang in cl's mode is clang under the name clang-cl.
+    ln -sf "$(readlink -f "$(find_llvm clang)")" "$tools/clang-cl"
+    for t in lld-link llvm-dlltool llvm-lib llvm-rc llvm-mt; do
+        ln -sf "$(readlink -f "$(find_llvm "$t")")" "$tools/$t"
+    done
+    # (A file's path goes after --: clang-cl reads a word that starts with / as an option.)
+    local cl=("$tools/clang-cl" --target=x86_64-pc-windows-msvc /nologo /W4 /WX /Zs
+        "-I$src/c_tests/msvc/include" "-I$src/c_tests/directml_standin" "-I$src/include")
+    echo "== MSVC: clang-cl, lld-link"
+    for lean in "" /DWIN32_LEAN_AND_MEAN; do
+        if "${cl[@]}" /std:c11 $lean /DDMLS_LAYOUT_ASSERTS_ONLY -- "$src/c_tests/test_layout.c" \
+            >"$out/msvc-layout.log" 2>&1; then
+            pass "MSVC's layouts: DirectML's sizes and offsets (test_layout.c, clang-cl${lean:+ $lean})"
+        else
+            fail "MSVC's layouts (test_layout.c, clang-cl${lean:+ $lean})"
+            head -n 20 "$out/msvc-layout.log"
+        fi
+    done
+    if "${cl[@]}" /TP /std:c++17 -- "$src/c_tests/msvc/beside_directml.cpp" >"$out/msvc-beside.log" 2>&1; then
+        pass "MSVC: directml_subset.h after the stand-in of DirectML.h (C++)"
+    else
+        fail "MSVC: directml_subset.h after the stand-in of DirectML.h (C++)"
+        head -n 20 "$out/msvc-beside.log"
+    fi
+    status=0
+    "${cl[@]}" /TP /std:c++17 -- "$src/c_tests/msvc/order_reversed.cpp" >"$out/msvc-order.log" 2>&1 || status=$?
+    if [ "$status" -ne 0 ] && grep -m1 'error' "$out/msvc-order.log" |
+        grep -qF 'directml_subset.h was included before DirectML.h: include DirectML.h first'; then
+        pass "MSVC: directml_subset.h before DirectML.h stops the compile, naming the right order"
+    else
+        fail "MSVC: directml_subset.h before DirectML.h (status $status; the first error must name the order)"
+        head -n 20 "$out/msvc-order.log"
+    fi
+    local msvc_build="$work/msvc-build"
+    if cmake -S "$src/c_tests/msvc" -B "$msvc_build" --toolchain "$src/c_tests/msvc/toolchain.cmake" \
+        -DCMAKE_BUILD_TYPE=Release "-DCMAKE_PREFIX_PATH=$prefix" "-DDMLS_CLANG_CL=$tools/clang-cl" \
+        "-DDMLS_LLD_LINK=$tools/lld-link" "-DDMLS_LLVM_LIB=$tools/llvm-lib" \
+        "-DDMLS_LLVM_RC=$tools/llvm-rc" "-DDMLS_LLVM_MT=$tools/llvm-mt" \
+        "-DDMLS_LLVM_DLLTOOL=$tools/llvm-dlltool" >"$out/msvc-configure.log" 2>&1; then
+        if grep -qF "the DLL through $prefix/lib/directml_subset.lib" "$out/msvc-configure.log"; then
+            pass "find_package hands MSVC lib/directml_subset.lib and no static library"
+        else
+            fail "find_package does not hand MSVC lib/directml_subset.lib (log: $out/msvc-configure.log)"
+            grep 'directml_subset' "$out/msvc-configure.log" | head -n 5
+        fi
+        local run_dir=$msvc_build
+        check_program consumer_msvc "msvc consumer ok" "" cmake --build "$msvc_build"
+        if [ -f "$msvc_build/consumer_msvc.exe" ]; then
+            imports=$(imports_of "$msvc_build/consumer_msvc.exe")
+            if [[ "$imports" == *directml_subset.dll* ]]; then
+                pass "consumer_msvc.exe loads directml_subset.dll: $imports"
+            else
+                fail "consumer_msvc.exe does not load directml_subset.dll: $imports"
+            fi
+        fi
+    else
+        fail "c_tests/msvc does not configure with the package (log: $out/msvc-configure.log)"
+        tail -n 30 "$out/msvc-configure.log"
+    fi
 }
 check_package
 

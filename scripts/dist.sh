@@ -27,7 +27,8 @@
 # cmake/mingw-w64-x86_64.cmake in build/dist-windows/ (its cargo target directory inside it): the
 # zip is that install tree, the DLL in bin/, with the license files, README and CHANGELOG at its
 # top. It needs Rust's standard library for that target (`rustup target add
-# x86_64-pc-windows-gnu`, done here when rustup can), and no Zig.
+# x86_64-pc-windows-gnu`, done here when rustup can) and LLVM's llvm-dlltool (Debian: llvm), which
+# makes the import library for MSVC programs, lib/directml_subset.lib; no Zig.
 # For Arm it also needs Rust's standard library for aarch64 (`rustup target add
 # aarch64-unknown-linux-gnu`, done here when rustup can) and a strip that reads Arm objects
 # (aarch64-linux-gnu-strip, Debian's binutils-aarch64-linux-gnu, or llvm-strip).
@@ -105,6 +106,10 @@ if [ "$os" = windows ]; then
     done
     cross_rust_std x86_64-pc-windows-gnu ||
         { echo "dist.sh: Rust's standard library for x86_64-pc-windows-gnu is not installed (rustup target add x86_64-pc-windows-gnu)" >&2; exit 1; }
+    # The MSVC import library (lib/directml_subset.lib) comes from LLVM's llvm-dlltool, under
+    # any of the names the CMake build looks for.
+    compgen -c llvm-dlltool | grep -qE '^llvm-dlltool(-[0-9]+)?$' ||
+        { echo "dist.sh: no llvm-dlltool, which makes the MSVC import library: install LLVM (Debian: apt-get install llvm)" >&2; exit 1; }
 fi
 [ "$os" = windows ] || dist_python_tools "$src" "$venv" || { echo "dist.sh: no Zig and auditwheel in $venv (run it through ./dev)" >&2; exit 1; }
 if [ "$os" = linux ] && [ "$(cargo-zigbuild --version 2>/dev/null)" != "cargo-zigbuild $zigbuild_version" ]; then
@@ -152,6 +157,8 @@ if [ "$os" = windows ]; then
         -DDMLS_CARGO_TARGET=x86_64-pc-windows-gnu -DCMAKE_INSTALL_DOCDIR=. >"$build/configure.log" ||
         { cat "$build/configure.log" >&2; exit 1; }
     cmake --build "$build"
+    [ -f "$build/lib/directml_subset.lib" ] ||
+        { echo "dist.sh: the build made no MSVC import library ($build/configure.log says why)" >&2; exit 1; }
     echo "dist.sh: $build/lib/directml_subset.dll"
     [ "$what" = lib ] && exit 0
     mkdir -p "$out"
