@@ -9,7 +9,8 @@
 #   kernels-base        with a BASE commit: the same benchmark built from that commit, to
 #                       measure a change against it on the same machine in the same call
 #   kernels-NAME        with more commits after BASE (variants to choose between): each one's
-#                       benchmark, NAME its branch or tag name, else its short hash;
+#                       benchmark, NAME its branch or tag name, else its short hash; or, for a
+#                       file NAME.patch (benches/variants/), this commit with that patch;
 #                       trace-base, trace-NAME: the same with `--features trace`, where that
 #                       commit has the feature; builds.txt: each NAME and its commit
 #   threads_targets.py  checks the runs against the many-core targets (Python 3, standard library)
@@ -39,8 +40,9 @@
 #                       DMLS_CURVE_MAX_LOG2 (26): a comparison of several builds fits the time
 #                       better between, say, 2^14 and 2^22.
 #
-#   scripts/bench_carry.sh [BASE [COMMIT...]]   BASE: a commit to build kernels-base from;
-#                                               COMMIT: variants built beside it
+#   scripts/bench_carry.sh [BASE [COMMIT|PATCH...]]   BASE: a commit to build kernels-base from;
+#                                               COMMIT: variants built beside it; PATCH: a
+#                                               NAME.patch file, this commit with it applied
 #
 # Then, on the other machine, from a copy of the tree that holds target/carry/:
 #   bash target/carry/run.sh
@@ -65,12 +67,18 @@ idle=$(cargo test --release --test idle --no-run --message-format=json 2>/dev/nu
 [ -x "$idle" ] || { echo "bench_carry: no idle test built" >&2; exit 1; }
 cp "$idle" target/carry/idle
 cp scripts/threads_targets.py scripts/threads_compare.py target/carry/
-# build_at COMMIT NAME: the benchmark at COMMIT as target/carry/kernels-NAME, and with the
-# trace feature as target/carry/trace-NAME where that commit has it.
+# build_at COMMIT NAME [PATCH]: the benchmark at COMMIT (with PATCH applied, when given) as
+# target/carry/kernels-NAME, and with the trace feature as target/carry/trace-NAME where that
+# commit has it.
 build_at() {
-    local commit=$1 name=$2 tree exe
+    local commit=$1 name=$2 patch=${3:-} tree exe
     tree=$(mktemp -d)
     git worktree add -q --detach "$tree" "$commit"
+    if [ -n "$patch" ] && ! git -C "$tree" apply "$patch"; then
+        git worktree remove --force "$tree" >/dev/null 2>&1 || rm -rf "$tree"
+        echo "bench_carry: $patch does not apply at $commit" >&2
+        exit 1
+    fi
     exe=$( (cd "$tree" && CARGO_TARGET_DIR="$root/target/carry-build" \
         cargo bench --bench kernels --no-run --message-format=json \
             2>"$root/target/carry-build-$name.log" || true) |
@@ -88,12 +96,18 @@ build_at() {
         echo "bench_carry: no benchmark built at $commit (see target/carry-build-$name.log)" >&2
         exit 1
     }
-    echo "$name $commit" >> target/carry/builds.txt
+    echo "$name $commit${patch:+ + ${patch#"$root"/}}" >> target/carry/builds.txt
 }
 if [ $# -ge 1 ]; then
     build_at "$(git rev-parse --verify "$1^{commit}")" base
     shift
     for ref in "$@"; do
+        if [ -f "$ref" ] && [[ "$ref" == *.patch ]]; then
+            # A variant kept as a patch (benches/variants/): this commit with it applied.
+            name=$(basename "$ref" .patch | tr -c 'A-Za-z0-9._\n-' '_')
+            build_at "$(git rev-parse HEAD)" "$name" "$(cd "$(dirname "$ref")" && pwd)/$(basename "$ref")"
+            continue
+        fi
         commit=$(git rev-parse --verify "$ref^{commit}")
         name=$(git rev-parse --abbrev-ref "$ref" 2>/dev/null | tr -c 'A-Za-z0-9._\n-' '_')
         case "$name" in ""|HEAD|base|trace|forced|"$commit") name=$(git rev-parse --short "$commit") ;; esac
