@@ -30,7 +30,7 @@
 # the target directory <build dir>/windows-cargo; each run gets $DMLS_WINDOWS_TIMEOUT seconds
 # (default 600).
 #
-# ctest: tier check, timeout 1800
+# ctest: tier check, timeout 1800, locks none
 set -euo pipefail
 . "$(dirname "$0")/c_test_programs.sh"
 . "$(dirname "$0")/cross_setup.sh"
@@ -62,9 +62,9 @@ have_llvm() { local t; for t in "${llvm_tools[@]}"; do find_llvm "$t" >/dev/null
 if ! command -v "$CC" >/dev/null || ! command -v "$CXX" >/dev/null || ! find_wine >/dev/null || ! have_llvm; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         echo "== installing MinGW-w64, Wine and LLVM (clang, lld) with apt-get"
-        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        dmls_locked apt sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
             --no-install-recommends gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 \
-            llvm clang lld) >/dev/null 2>&1 || true
+            llvm clang lld' >/dev/null 2>&1 || true
     fi
 fi
 for tool in "$CC" "$CXX"; do
@@ -94,18 +94,25 @@ fi
 export WINEPREFIX="${DMLS_WINE_PREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/directml_subset/wine}"
 export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 mkdir -p "$WINEPREFIX"
-# Wine's server outlives the last program by a few seconds: stop it with the check.
-stop_wine() {
-    local server
-    for server in "${wine%/*}/wineserver" "${wine%/*}/wineserver64"; do
-        if [ -x "$server" ]; then
-            "$server" -k >/dev/null 2>&1 || true
-            return
-        fi
-    done
-}
+# Wine's server. By default it exits a few seconds after its last program, and the next
+# program starts a new one; a program that starts while the old server is going away can die
+# with "wine client error:0: recvmsg: Connection reset by peer" (seen here, twice in a few
+# runs). So one server runs for the whole check (-p: persistent) and is stopped with it.
+wineserver=""
+for candidate in "${wine%/*}/wineserver" "${wine%/*}/wineserver64" "$(command -v wineserver || true)"; do
+    if [ -n "$candidate" ] && [ -x "$candidate" ]; then
+        wineserver=$candidate
+        break
+    fi
+done
+stop_wine() { if [ -n "$wineserver" ]; then "$wineserver" -k >/dev/null 2>&1 || true; fi; }
 trap stop_wine EXIT
 echo "== $("$wine" --version 2>/dev/null || echo wine) (prefix $WINEPREFIX)"
+if [ -n "$wineserver" ]; then
+    "$wineserver" -p
+else
+    echo "NOTE: no wineserver found beside $wine: each program starts its own server"
+fi
 timeout --kill-after=10 120 "$wine" cmd /c exit >/dev/null 2>&1 || true
 dlls="$out/dlls"
 mkdir -p "$dlls"
