@@ -7,6 +7,15 @@
 #   (tier `test` or `check`, the timeout in seconds; see dmls_tier in CMakeLists.txt). A script
 #   without that line is in the tier `test` with a timeout of 600 s. A script that cannot run
 #   here prints a line starting "SKIP: " and exits 77; ctest reports it as skipped.
+#   The line may end with the ctest resource locks the script holds, `, locks NAME...` (or
+#   `, locks none`); without it, the lock `cargo`. The check tier runs two tests at a time
+#   (CMakePresets.json), and no two tests that share a lock run at once:
+#       cargo      the library build's target directory (<build dir>/cargo) and its environment
+#       asan-cargo <build dir>/asan-cargo (the AddressSanitizer builds)
+#       dist       scripts/dist.sh's x86_64 and aarch64 builds (<build dir>/dist*, the zigbuild
+#                  target directory)
+#   What a script installs on the machine or into a shared cache (apt-get, rustup, the tools
+#   directory, .venv/) it installs under a lock of its own (scripts/lock.sh).
 # - python/run_tests.sh, when it exists, is the ctest test "python", run from the source
 #   directory as   python/run_tests.sh <path to libdirectml_subset.so>, and, with
 #   DIRECTML_SUBSET_TEST_INSTALL=1 and tests/test_install.py alone, the test "python_install"
@@ -33,17 +42,27 @@ foreach(script IN LISTS DMLS_CHECK_SCRIPTS)
   # code for a skip): ctest then lists it as skipped, not passed, and a skip does not fail the
   # run. (An exit code, not the text: a script that printed such a line and then failed must
   # fail.)
-  set_tests_properties(${_dmls_test_name} PROPERTIES RESOURCE_LOCK cargo
+  set_tests_properties(${_dmls_test_name} PROPERTIES
     SKIP_RETURN_CODE 77
     ENVIRONMENT "${DMLS_CARGO_ENV};${DMLS_TEST_ENV}")
   file(STRINGS "${script}" _dmls_tier_line REGEX "^# ctest: " LIMIT_COUNT 1)
-  if(_dmls_tier_line MATCHES "^# ctest: tier (test|check), timeout ([0-9]+)$")
+  set(_dmls_locks cargo)
+  if(_dmls_tier_line MATCHES
+     "^# ctest: tier (test|check), timeout ([0-9]+)(, locks (none|[a-z-]+( [a-z-]+)*))?$")
     dmls_tier(${CMAKE_MATCH_1} ${CMAKE_MATCH_2} ${_dmls_test_name})
+    if(CMAKE_MATCH_4 STREQUAL "none")
+      set(_dmls_locks "")
+    elseif(CMAKE_MATCH_4)
+      string(REPLACE " " ";" _dmls_locks "${CMAKE_MATCH_4}")
+    endif()
   elseif(_dmls_tier_line)
     message(FATAL_ERROR "scripts/${_dmls_script_name}: '${_dmls_tier_line}' is not "
-                        "'# ctest: tier test|check, timeout SECONDS'")
+                        "'# ctest: tier test|check, timeout SECONDS[, locks NAME...|none]'")
   else()
     dmls_tier(test 600 ${_dmls_test_name})
+  endif()
+  if(_dmls_locks)
+    set_tests_properties(${_dmls_test_name} PROPERTIES RESOURCE_LOCK "${_dmls_locks}")
   endif()
 endforeach()
 

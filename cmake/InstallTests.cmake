@@ -24,7 +24,8 @@ add_test(NAME install
           "-DDOCDIR=${CMAKE_INSTALL_DOCDIR}"
           "-DVERSION=${PROJECT_VERSION}"
           -P "${CMAKE_SOURCE_DIR}/cmake/check_install.cmake")
-set_tests_properties(install PROPERTIES FIXTURES_SETUP dmls_installed)
+# (It copies <build dir>/cargo's library, which checks holding the lock cargo may build again.)
+set_tests_properties(install PROPERTIES FIXTURES_SETUP dmls_installed RESOURCE_LOCK cargo)
 dmls_tier(check 120 install)
 
 add_test(NAME install_exports

@@ -10,7 +10,7 @@
 # is <build dir>/asan-cargo, shared with scripts/check_sanitizers.sh's instrumented library.
 # Any report is a failure (ASan aborts the test binary). See docs/robustness.md.
 #
-# ctest: tier check, timeout 1200
+# ctest: tier check, timeout 1200, locks asan-cargo
 set -euo pipefail
 
 src=$(cd "${1:-.}" && pwd)

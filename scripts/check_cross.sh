@@ -22,7 +22,7 @@
 # test_fork, whose forked children qemu-user itself aborts in (see below). The target
 # directory is <build dir>/cross-cargo; each run gets $DMLS_CROSS_TIMEOUT seconds (default 600).
 #
-# ctest: tier check, timeout 2400
+# ctest: tier check, timeout 2400, locks none
 set -euo pipefail
 . "$(dirname "$0")/c_test_programs.sh"
 . "$(dirname "$0")/cross_setup.sh"

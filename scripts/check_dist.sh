@@ -17,7 +17,7 @@
 #    the shared ones load the unpacked library) and through pkg-config with PKG_CONFIG_PATH
 #    (cmake/check_pkg_config.sh: shared, then fully static, each run).
 #
-# ctest: tier check, timeout 900
+# ctest: tier check, timeout 900, locks dist
 set -euo pipefail
 
 # shellcheck source=scripts/dist_check_env.sh

@@ -13,7 +13,7 @@
 # scripts/cross_setup.sh) and PyPI. Without the first it prints SKIP and exits 77; without the
 # second it says so, and passes on the rest.
 #
-# ctest: tier check, timeout 1500
+# ctest: tier check, timeout 1500, locks dist
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=scripts/cross_setup.sh

@@ -23,13 +23,15 @@
 # `cargo test` in fuzz/ (no instrumentation), and the script then prints SKIP and exits 77
 # (ctest: skipped) if the replay passed; with no C++ compiler it only skips.
 #
-# ctest: tier check, timeout 1800
+# ctest: tier check, timeout 1800, locks none
 set -euo pipefail
 
 src=$(cd "${1:-.}" && pwd)
 build=$(mkdir -p "${2:-$src/build}" && cd "${2:-$src/build}" && pwd)
 cd "$src"
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+# shellcheck source=scripts/lock.sh
+. "$src/scripts/lock.sh"
 
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/directml_subset"
 tools="${DMLS_TOOLS_DIR:-$cache/tools}"
@@ -72,7 +74,7 @@ fi
 # 1. cargo-fuzz.
 if ! cargo fuzz --version >/dev/null 2>&1; then
     echo "== installing cargo-fuzz into $tools (once; cached)"
-    if ! cargo install cargo-fuzz --locked --root "$tools" --quiet; then
+    if ! dmls_locked tools cargo install cargo-fuzz --locked --root "$tools" --quiet; then
         skip_or_replay "cargo-fuzz could not be installed"
     fi
 fi

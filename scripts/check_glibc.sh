@@ -9,7 +9,7 @@
 # they are up to date) and reads the libraries out of them. For contrast it prints what the
 # development build (built on this machine's glibc) needs, when there is one.
 #
-# ctest: tier check, timeout 900
+# ctest: tier check, timeout 900, locks dist
 set -euo pipefail
 
 src=$(cd "${1:-.}" && pwd)

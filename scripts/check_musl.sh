@@ -17,7 +17,7 @@
 # exits 77. The target directory is <build dir>/musl-cargo; each program gets
 # $DMLS_MUSL_TIMEOUT seconds (default 600 for the Rust suite, 300 for a C program).
 #
-# ctest: tier check, timeout 1200
+# ctest: tier check, timeout 1200, locks none
 set -euo pipefail
 . "$(dirname "$0")/c_test_programs.sh"
 . "$(dirname "$0")/cross_setup.sh"

@@ -12,7 +12,7 @@
 # freed array, and ASan must report the read inside the library. UBSan checks the C side.
 # See docs/robustness.md.
 #
-# ctest: tier check, timeout 900
+# ctest: tier check, timeout 900, locks asan-cargo
 set -euo pipefail
 . "$(dirname "$0")/c_test_programs.sh"
 check_dirs sanitizers "$@"

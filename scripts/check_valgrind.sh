@@ -18,6 +18,8 @@
 # ctest: tier check, timeout 1200
 set -euo pipefail
 . "$(dirname "$0")/c_test_programs.sh"
+# shellcheck source=scripts/lock.sh
+. "$(dirname "$0")/lock.sh"
 check_dirs valgrind "$@"
 
 target_dir="${CARGO_TARGET_DIR:-$build/cargo}"
@@ -26,8 +28,8 @@ start=$SECONDS
 
 if ! command -v valgrind >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "== installing valgrind with apt-get"
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y -qq --no-install-recommends valgrind) >/dev/null 2>&1 || true
+    dmls_locked apt sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+        apt-get install -y -qq --no-install-recommends valgrind' >/dev/null 2>&1 || true
 fi
 if ! command -v valgrind >/dev/null 2>&1; then
     echo "SKIP: valgrind is not installed and cannot be installed here"

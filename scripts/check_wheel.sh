@@ -22,7 +22,7 @@
 # scripts/check_cross.sh says) and test_reuse.py's test that starts the interpreter again
 # (qemu-user follows that only where binfmt_misc knows qemu).
 #
-# ctest: tier check, timeout 1200
+# ctest: tier check, timeout 1200, locks dist
 set -euo pipefail
 
 # shellcheck source=scripts/dist_check_env.sh

@@ -9,16 +9,18 @@
 #
 #   scripts/check_windows_header.sh [<source dir> [<build dir>]]
 #
-# ctest: tier check, timeout 600
+# ctest: tier check, timeout 600, locks none
 set -euo pipefail
 
 src=$(cd "${1:-.}" && pwd)
+# shellcheck source=scripts/lock.sh
+. "$src/scripts/lock.sh"
 cc=x86_64-w64-mingw32-gcc
 cxx=x86_64-w64-mingw32-g++
 if ! command -v "$cc" >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "== installing MinGW-w64 with apt-get"
-    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-        --no-install-recommends gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64) >/dev/null 2>&1 || true
+    dmls_locked apt sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        --no-install-recommends gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64' >/dev/null 2>&1 || true
 fi
 if ! command -v "$cc" >/dev/null 2>&1; then
     echo "SKIP: no MinGW-w64 cross compiler ($cc) to compile the header against <windows.h>"

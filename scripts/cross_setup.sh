@@ -3,6 +3,9 @@
 # Linux target (another CPU, or musl libc) and running its programs (under qemu-user, for another
 # CPU) needs on an x86-64 Debian or Ubuntu host.
 
+# shellcheck source=scripts/lock.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lock.sh"
+
 cross_debian_arch() { # arch: Debian's name for it
     case "$1" in
         aarch64) echo arm64 ;;
@@ -17,9 +20,9 @@ cross_setup() {
             ! command -v "qemu-$arch" >/dev/null || [ ! -d "/usr/$arch-linux-gnu/lib" ]; then
         if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
             echo "== installing the $arch cross compilers and qemu-user with apt-get"
-            (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-                --no-install-recommends "gcc-$arch-linux-gnu" "g++-$arch-linux-gnu" \
-                "libc6-dev-$(cross_debian_arch "$arch")-cross" qemu-user) >/dev/null 2>&1 || true
+            dmls_locked apt sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+                --no-install-recommends "$@"' sh "gcc-$arch-linux-gnu" "g++-$arch-linux-gnu" \
+                "libc6-dev-$(cross_debian_arch "$arch")-cross" qemu-user >/dev/null 2>&1 || true
         fi
     fi
     for tool in "$arch-linux-gnu-gcc" "$arch-linux-gnu-g++" "qemu-$arch"; do
@@ -45,7 +48,7 @@ cross_rust_std() {
     std_installed() { compgen -G "$(rustc --print target-libdir --target "$target")/libstd-*.rlib" >/dev/null; }
     if ! std_installed && command -v rustup >/dev/null; then
         echo "== rustup target add $target"
-        rustup target add "$target" >/dev/null 2>&1 || true
+        dmls_locked rustup rustup target add "$target" >/dev/null 2>&1 || true
     fi
     std_installed
 }
@@ -61,8 +64,8 @@ dist_python_tools() {
     fi
     if [ "$(cat "$stamp" 2>/dev/null)" != "$(cat "$src/python/requirements-dist.txt")" ]; then
         echo "== installing Zig, auditwheel and setuptools (python/requirements-dist.txt) into $venv"
-        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --progress-bar off \
-            -r "$src/python/requirements-dist.txt" || return 1
+        dmls_locked tools "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+            --progress-bar off -r "$src/python/requirements-dist.txt" || return 1
         cp "$src/python/requirements-dist.txt" "$stamp"
     fi
 }

@@ -114,9 +114,12 @@ fi
 [ "$os" = windows ] || dist_python_tools "$src" "$venv" || { echo "dist.sh: no Zig and auditwheel in $venv (run it through ./dev)" >&2; exit 1; }
 if [ "$os" = linux ] && [ "$(cargo-zigbuild --version 2>/dev/null)" != "cargo-zigbuild $zigbuild_version" ]; then
     echo "dist.sh: installing cargo-zigbuild $zigbuild_version into $tools (first run only, a few minutes)"
-    CARGO_TARGET_DIR="$cache/tools-build" cargo install --quiet --locked --force \
-        --version "$zigbuild_version" --root "$tools" cargo-zigbuild
-    rm -rf "$cache/tools-build"
+    install_zigbuild() {
+        CARGO_TARGET_DIR="$cache/tools-build" cargo install --quiet --locked --force \
+            --version "$zigbuild_version" --root "$tools" cargo-zigbuild
+        rm -rf "$cache/tools-build"
+    }
+    dmls_locked tools install_zigbuild
 fi
 
 cross_args=()
