@@ -95,9 +95,9 @@ export WINEPREFIX="${DMLS_WINE_PREFIX:-${XDG_CACHE_HOME:-$HOME/.cache}/directml_
 export WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
 mkdir -p "$WINEPREFIX"
 # Wine's server. By default it exits a few seconds after its last program, and the next
-# program starts a new one; a program that starts while the old server is going away can die
-# with "wine client error:0: recvmsg: Connection reset by peer" (seen here, twice in a few
-# runs). So one server runs for the whole check (-p: persistent) and is stopped with it.
+# program starts a new one. Twice in a few runs a program died with "wine client error:0:
+# recvmsg: Connection reset by peer", its server gone from under it; so one server runs for
+# the whole check (-p: persistent) and is stopped with it.
 wineserver=""
 for candidate in "${wine%/*}/wineserver" "${wine%/*}/wineserver64" "$(command -v wineserver || true)"; do
     if [ -n "$candidate" ] && [ -x "$candidate" ]; then
