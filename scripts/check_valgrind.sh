@@ -28,8 +28,7 @@ start=$SECONDS
 
 if ! command -v valgrind >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "== installing valgrind with apt-get"
-    dmls_locked apt sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-        apt-get install -y -qq --no-install-recommends valgrind' >/dev/null 2>&1 || true
+    dmls_apt_install valgrind || true
 fi
 if ! command -v valgrind >/dev/null 2>&1; then
     echo "SKIP: valgrind is not installed and cannot be installed here"

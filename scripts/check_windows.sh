@@ -62,9 +62,7 @@ have_llvm() { local t; for t in "${llvm_tools[@]}"; do find_llvm "$t" >/dev/null
 if ! command -v "$CC" >/dev/null || ! command -v "$CXX" >/dev/null || ! find_wine >/dev/null || ! have_llvm; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         echo "== installing MinGW-w64, Wine and LLVM (clang, lld) with apt-get"
-        dmls_locked apt sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-            --no-install-recommends gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 \
-            llvm clang lld' >/dev/null 2>&1 || true
+        dmls_apt_install gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 llvm clang lld || true
     fi
 fi
 for tool in "$CC" "$CXX"; do

@@ -19,8 +19,7 @@ cc=x86_64-w64-mingw32-gcc
 cxx=x86_64-w64-mingw32-g++
 if ! command -v "$cc" >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     echo "== installing MinGW-w64 with apt-get"
-    dmls_locked apt sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-        --no-install-recommends gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64' >/dev/null 2>&1 || true
+    dmls_apt_install gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 || true
 fi
 if ! command -v "$cc" >/dev/null 2>&1; then
     echo "SKIP: no MinGW-w64 cross compiler ($cc) to compile the header against <windows.h>"

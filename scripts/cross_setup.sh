@@ -20,9 +20,8 @@ cross_setup() {
             ! command -v "qemu-$arch" >/dev/null || [ ! -d "/usr/$arch-linux-gnu/lib" ]; then
         if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
             echo "== installing the $arch cross compilers and qemu-user with apt-get"
-            dmls_locked apt sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-                --no-install-recommends "$@"' sh "gcc-$arch-linux-gnu" "g++-$arch-linux-gnu" \
-                "libc6-dev-$(cross_debian_arch "$arch")-cross" qemu-user >/dev/null 2>&1 || true
+            dmls_apt_install "gcc-$arch-linux-gnu" "g++-$arch-linux-gnu" \
+                "libc6-dev-$(cross_debian_arch "$arch")-cross" qemu-user || true
         fi
     fi
     for tool in "$arch-linux-gnu-gcc" "$arch-linux-gnu-g++" "qemu-$arch"; do

@@ -20,3 +20,11 @@ dmls_locked() {
         "$@"
     )
 }
+
+# dmls_apt_install PACKAGE...: apt-get update, then apt-get install of PACKAGE... (quiet, no
+# recommended packages), under the lock apt, its output dropped. Returns apt-get's status; the
+# caller then checks for what it wanted and says SKIP where it is still missing.
+dmls_apt_install() {
+    dmls_locked apt sh -c 'apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        --no-install-recommends "$@"' sh "$@" >/dev/null 2>&1
+}

@@ -1684,7 +1684,7 @@ mod tests {
             );
         };
         // After a pause longer than the window and an execution: serial again.
-        std::thread::sleep(Duration::from_nanos(window_ns() + (2 << 12)));
+        std::thread::sleep(Duration::from_nanos(window + (2 << 12)));
         assert!(!measured_pays(1 << 12, &r, 1, two, false, || None));
         // Where hot workers would not pay either, never.
         let r = serial_at_1ns(&[1 << 12]);
