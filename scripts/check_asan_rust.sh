@@ -12,6 +12,8 @@
 #
 # ctest: tier check, timeout 1200, locks asan-cargo
 set -euo pipefail
+# shellcheck source=scripts/test_log.sh
+. "$(dirname "$0")/test_log.sh"
 
 src=$(cd "${1:-.}" && pwd)
 build=$(mkdir -p "${2:-$src/build}" && cd "${2:-$src/build}" && pwd)
@@ -34,8 +36,7 @@ set +e
 cargo test --release --target "$host" --target-dir "$build/asan-cargo" >"$build/asan-rust.log" 2>&1
 status=$?
 set -e
-grep -E '^(test result|     Running|   Doc-tests|error|failures)|AddressSanitizer|LeakSanitizer|panicked' \
-    "$build/asan-rust.log" || true
+dmls_test_summary "$build/asan-rust.log" '^(     Running|   Doc-tests)|AddressSanitizer|LeakSanitizer'
 passed=$(grep -c '^test result: ok' "$build/asan-rust.log" || true)
 if grep -q 'ERROR: AddressSanitizer\|ERROR: LeakSanitizer' "$build/asan-rust.log"; then
     echo "FAIL: a sanitizer report (full log: $build/asan-rust.log):"

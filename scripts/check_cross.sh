@@ -26,6 +26,8 @@
 set -euo pipefail
 . "$(dirname "$0")/c_test_programs.sh"
 . "$(dirname "$0")/cross_setup.sh"
+# shellcheck source=scripts/test_log.sh
+. "$(dirname "$0")/test_log.sh"
 check_dirs cross "$@"
 
 archs=(${DMLS_CROSS_TARGETS:-aarch64})
@@ -78,7 +80,7 @@ check() {
     status=0
     timeout --kill-after=10 "$limit" cargo test --release --target "$target" --target-dir "$target_dir" \
         --no-fail-fast --lib --tests -- "${skip[@]}" >"$dir/cargo-test.log" 2>&1 || status=$?
-    grep -E '^(test result|error)|panicked|FAILED' "$dir/cargo-test.log" || true
+    dmls_test_summary "$dir/cargo-test.log"
     if [ "$status" -eq 0 ] && grep -q '^test result: ok' "$dir/cargo-test.log"; then
         echo "ok   $arch: cargo test ($((SECONDS - t0)) s)"
         passed=$((passed + 1))

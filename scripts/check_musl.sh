@@ -21,6 +21,8 @@
 set -euo pipefail
 . "$(dirname "$0")/c_test_programs.sh"
 . "$(dirname "$0")/cross_setup.sh"
+# shellcheck source=scripts/test_log.sh
+. "$(dirname "$0")/test_log.sh"
 check_dirs musl "$@"
 
 target=x86_64-unknown-linux-musl
@@ -71,7 +73,7 @@ t0=$SECONDS
 status=0
 timeout --kill-after=10 "${DMLS_MUSL_TIMEOUT:-600}" cargo test --release --target "$target" \
     --target-dir "$target_dir" --no-fail-fast --lib --tests >"$out/cargo-test.log" 2>&1 || status=$?
-grep -E '^(test result|error)|panicked|FAILED' "$out/cargo-test.log" || true
+dmls_test_summary "$out/cargo-test.log"
 if [ "$status" -eq 0 ] && grep -q '^test result: ok' "$out/cargo-test.log"; then
     pass "cargo test"
 else

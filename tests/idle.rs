@@ -1,8 +1,9 @@
 //! A process that executes on its workers and then idles uses no CPU once the workers' hot
 //! window is over: the workers wait on the team for a bounded time (`DMLS_SPIN_US`, 100 µs by
-//! default), then sleep. Measured from the CPU time of every thread of this process
-//! (`/proc/self/task/*/schedstat` on Linux, `GetProcessTimes` on Windows), so this test runs
-//! alone in its own binary.
+//! default), then sleep. On Linux the test waits until every worker sleeps (within a bound) and
+//! then measures the CPU time of every thread of this process (`/proc/self/task/*`), naming the
+//! threads that used any; on Windows it waits 50 ms and reads `GetProcessTimes`. This test
+//! runs alone in its own binary.
 
 #![cfg(any(target_os = "linux", windows))]
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -14,22 +15,100 @@ use common::rust_device as device;
 use directml_subset::{DataType, Input, OperatorDesc, TensorDesc};
 use std::time::Duration;
 
-/// Nanoseconds of CPU time used by all threads of this process so far.
+/// Each thread of this process but the caller (its name and id) with the nanoseconds of CPU
+/// time it has used so far and whether it is running or ready to run (state `R`; a thread that
+/// waits for the next job with `pause`, or yields its core in rayon's idle rounds, is). (The
+/// caller reads: it runs, and its CPU time is that of reading.)
 #[cfg(target_os = "linux")]
-fn cpu_ns() -> u64 {
-    let mut total = 0;
+fn threads() -> Vec<Thread> {
+    // "/proc/thread-self" is "<process id>/task/<thread id>".
+    let caller = std::fs::read_link("/proc/thread-self").expect("/proc/thread-self");
+    let caller = caller.file_name().expect("a thread id");
+    let mut threads = Vec::new();
     for task in std::fs::read_dir("/proc/self/task").expect("/proc/self/task") {
-        let path = task.expect("a task").path().join("schedstat");
-        // A thread may have ended since the directory was read.
-        if let Ok(s) = std::fs::read_to_string(path) {
-            total += s
-                .split_whitespace()
-                .next()
-                .and_then(|v| v.parse::<u64>().ok())
-                .unwrap_or(0);
+        let task = task.expect("a task").path();
+        let id = task.file_name().expect("a thread id");
+        if id == caller {
+            continue;
         }
+        let id = id.to_string_lossy().into_owned();
+        // A thread may have ended since the directory was read.
+        let (Ok(schedstat), Ok(stat)) = (
+            std::fs::read_to_string(task.join("schedstat")),
+            std::fs::read_to_string(task.join("stat")),
+        ) else {
+            continue;
+        };
+        let cpu_ns = schedstat
+            .split_whitespace()
+            .next()
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0);
+        // "id (name) state ...": the name may hold spaces and parentheses.
+        let (name, state) = match (stat.find('('), stat.rfind(')')) {
+            (Some(open), Some(close)) => (&stat[open + 1..close], stat[close + 1..].trim_start()),
+            _ => ("?", ""),
+        };
+        threads.push(Thread {
+            id: format!("{name} {id}"),
+            cpu_ns,
+            runnable: state.starts_with('R'),
+        });
     }
-    total
+    threads
+}
+
+/// A thread, as [`threads`] reads it.
+#[cfg(target_os = "linux")]
+struct Thread {
+    id: String,
+    cpu_ns: u64,
+    runnable: bool,
+}
+
+/// Waits until no thread of this process but the caller is running or ready to run, for at
+/// most `limit`, and returns how long that took, or (`Err`) the threads still runnable then.
+#[cfg(target_os = "linux")]
+fn until_asleep(limit: Duration) -> Result<Duration, Vec<String>> {
+    let start = std::time::Instant::now();
+    loop {
+        let runnable: Vec<String> = threads()
+            .into_iter()
+            .filter(|t| t.runnable)
+            .map(|t| t.id)
+            .collect();
+        if runnable.is_empty() {
+            return Ok(start.elapsed());
+        }
+        if start.elapsed() >= limit {
+            return Err(runnable);
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// The threads that used CPU time between two readings of [`threads`], the busiest first.
+#[cfg(target_os = "linux")]
+fn busiest(before: &[Thread], after: &[Thread]) -> String {
+    let mut used: Vec<(u64, &str)> = after
+        .iter()
+        .map(|t| {
+            let was = before.iter().find(|b| b.id == t.id).map_or(0, |b| b.cpu_ns);
+            (t.cpu_ns.saturating_sub(was), t.id.as_str())
+        })
+        .filter(|(ns, _)| *ns > 0)
+        .collect();
+    used.sort_unstable_by(|a, b| b.cmp(a));
+    let shown: Vec<String> = used
+        .iter()
+        .take(6)
+        .map(|(ns, id)| format!("{id}: {} µs", ns / 1000))
+        .collect();
+    format!(
+        "{} threads used CPU time ({})",
+        used.len(),
+        shown.join(", ")
+    )
 }
 
 /// The same on Windows: the process's kernel and user time (in units of 100 ns, which Windows
@@ -71,18 +150,29 @@ fn cpu_ns() -> u64 {
     (ticks(&kernel) + ticks(&user)) * 100
 }
 
-/// The CPU time idle workers may use in 300 ms: reading /proc costs this thread well under a
-/// millisecond; Windows counts CPU time by clock ticks of about 15.6 ms, so a few ticks there.
+/// The CPU time idle workers may use in 300 ms: on Linux, the threads other than the test's
+/// (sleeping ones use none); on Windows, the process's, which counts CPU time by clock ticks of
+/// about 15.6 ms, so a few ticks there.
 const IDLE_CPU_NS: u64 = if cfg!(windows) {
     50_000_000
 } else {
     15_000_000
 };
 
-/// Runs a 2^20-element NonZero 20 times on each device, waits 50 ms (the window, 0.1 ms,
-/// and rayon's own short idle spin are long over by then), and returns the CPU time the
-/// process used in the next 300 ms.
-fn cpu_while_idle_after(devices: &[directml_subset::Device]) -> u64 {
+/// How long after the last execution every worker must be asleep (Linux): the window is
+/// 0.1 ms and rayon's idle rounds before it puts a worker to sleep are a few dozen yields of
+/// the core. On a machine that other processes keep busy (CI runs two checks at a time on two
+/// cores), 80 workers waiting for their turn to yield stretch those rounds over hundreds of
+/// milliseconds, so the bound is generous: a worker that did not leave the team would never
+/// sleep.
+#[cfg(target_os = "linux")]
+const ASLEEP_WITHIN: Duration = Duration::from_secs(1);
+
+/// Runs a 2^20-element NonZero 20 times on each device, waits until every worker sleeps (at
+/// most [`ASLEEP_WITHIN`]; 50 ms on Windows, where the window, 0.1 ms, and rayon's own short
+/// idle spin are long over by then), and returns the CPU time used in the next 300 ms (by the
+/// threads other than the caller; on Windows, by the process), with what it saw.
+fn cpu_while_idle_after(devices: &[directml_subset::Device]) -> (u64, String) {
     let input = TensorDesc::new(DataType::Float32, &[1 << 20]);
     let count = TensorDesc::new(DataType::UInt32, &[1]);
     let coords = TensorDesc::new(DataType::UInt32, &[1 << 20, 1]);
@@ -108,27 +198,62 @@ fn cpu_while_idle_after(devices: &[directml_subset::Device]) -> u64 {
             349_526
         );
     }
-    std::thread::sleep(Duration::from_millis(50));
-    let before = cpu_ns();
-    std::thread::sleep(Duration::from_millis(300));
-    cpu_ns() - before
+    #[cfg(target_os = "linux")]
+    {
+        let asleep = match until_asleep(ASLEEP_WITHIN) {
+            Ok(after) => after,
+            Err(runnable) => panic!(
+                "{} threads still running or ready to run {} ms after the last execution \
+                 on pools of {:?} threads: {runnable:?}",
+                runnable.len(),
+                ASLEEP_WITHIN.as_millis(),
+                devices.iter().map(|d| d.threads()).collect::<Vec<_>>()
+            ),
+        };
+        let before = threads();
+        std::thread::sleep(Duration::from_millis(300));
+        let after = threads();
+        let used = after.iter().map(|t| t.cpu_ns).sum::<u64>()
+            - before.iter().map(|t| t.cpu_ns).sum::<u64>();
+        let seen = format!(
+            "every worker asleep {} ms after the last execution; {}",
+            asleep.as_millis(),
+            busiest(&before, &after)
+        );
+        (used, seen)
+    }
+    #[cfg(windows)]
+    {
+        std::thread::sleep(Duration::from_millis(50));
+        let before = cpu_ns();
+        std::thread::sleep(Duration::from_millis(300));
+        (cpu_ns() - before, "process times".to_string())
+    }
 }
 
 #[test]
 fn no_cpu_after_the_window() {
     common::force_parallel_paths();
-    // The process-wide pool alone first: pools of more threads than this machine has cores
-    // (below) load a small machine so that its workers, descheduled, leave their windows
-    // early, and the process-wide pool's share of that busy machine is cut; alone, its
-    // workers would still be waiting hot if the window were longer than it says.
-    let alone = [device(0)];
-    let large = [device(16), device(64), device(0)];
-    for devices in [&alone[..], &large[..]] {
-        let used = cpu_while_idle_after(devices);
+    // The process-wide pool alone first (no other pool's threads exist yet): pools of more
+    // threads than this machine has cores (below) load a small machine so that its workers,
+    // descheduled, leave their windows early, and the process-wide pool's share of that busy
+    // machine is cut; alone, its workers would still be waiting hot if the window were longer
+    // than it says.
+    let alone: fn() -> Vec<directml_subset::Device> = || vec![device(0)];
+    let large: fn() -> Vec<directml_subset::Device> = || vec![device(16), device(64), device(0)];
+    for make in [alone, large] {
+        let devices = make();
+        let (used, seen) = cpu_while_idle_after(&devices);
+        // (Shown with `--nocapture`.)
+        eprintln!(
+            "pools of {:?} threads: {} µs of CPU time in 300 ms of idling ({seen})",
+            devices.iter().map(|d| d.threads()).collect::<Vec<_>>(),
+            used / 1000
+        );
         // Workers still spinning would use up to 300 ms each; sleeping ones nothing.
         assert!(
             used < IDLE_CPU_NS,
-            "{} ms of CPU time used in 300 ms of idling, after pools of {:?} threads",
+            "{} ms of CPU time used in 300 ms of idling, after pools of {:?} threads ({seen})",
             used / 1_000_000,
             devices.iter().map(|d| d.threads()).collect::<Vec<_>>()
         );
