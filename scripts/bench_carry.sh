@@ -165,7 +165,7 @@ forced() {
 }
 oversub() { "$here/$1" oversub > "$out/oversub$2.txt" 2>&1; }  # oversub EXE RUN
 cold() { DMLS_COLD_CSV="$out/cold$2.csv" "$here/$1" cold > "$out/cold$2.txt" 2>&1; }  # cold EXE SUFFIX
-idle() { "$here/idle" > "$out/idle.txt" 2>&1; }
+idle() { "$here/idle" --nocapture > "$out/idle.txt" 2>&1; }
 bare() { "$here/kernels" bare > "$out/bare.txt" 2>&1; }  # one thread's AVX-512 floor, about 1 s
 # One thread's NonZero at AVX-512 and at AVX2 side by side (whether the dispatch, measured on
 # AMD, holds on this CPU), about 40 s.
@@ -241,7 +241,7 @@ else
 fi
 pack
 # (The steps that did not fit in the time left have no file.)
-if [ -f "$out/idle.txt" ]; then grep -h "test result" "$out/idle.txt" || true; fi
+if [ -f "$out/idle.txt" ]; then grep -h -e "test result" -e "^pools of" "$out/idle.txt" || true; fi
 for f in "$out"/oversub-*.txt "$out"/cold*.txt "$out"/trace*.txt; do if [ -f "$f" ]; then cat "$f"; fi; done
 echo "everything is in $final/results.tar.gz"
 RUN
