@@ -178,11 +178,23 @@ const IDLE_CPU_NS: u64 = if cfg!(windows) {
 #[cfg(target_os = "linux")]
 const ASLEEP_WITHIN: Duration = Duration::from_secs(10);
 
+/// What [`idle_after`] measured, in nanoseconds of CPU time.
+struct Idle {
+    /// Used in 300 ms once every worker slept: by the threads other than the test's (on
+    /// Windows, by the process).
+    idle: u64,
+    /// Used by the threads other than the test's from the end of the last execution until
+    /// every worker slept (Linux).
+    settling: Option<u64>,
+    /// What it saw, in words.
+    seen: String,
+}
+
 /// Runs a 2^20-element NonZero 20 times on each device, waits until every worker sleeps (at
 /// most [`ASLEEP_WITHIN`]; 50 ms on Windows, where the window, 0.1 ms, and rayon's own short
-/// idle spin are long over by then), and returns the CPU time used in the next 300 ms (by the
-/// threads other than the caller; on Windows, by the process), with what it saw.
-fn cpu_while_idle_after(devices: &[directml_subset::Device]) -> (u64, String) {
+/// idle spin are long over by then), and measures the CPU time used then and in the next
+/// 300 ms.
+fn idle_after(devices: &[directml_subset::Device]) -> Idle {
     let input = TensorDesc::new(DataType::Float32, &[1 << 20]);
     let count = TensorDesc::new(DataType::UInt32, &[1]);
     let coords = TensorDesc::new(DataType::UInt32, &[1 << 20, 1]);
@@ -210,6 +222,7 @@ fn cpu_while_idle_after(devices: &[directml_subset::Device]) -> (u64, String) {
     }
     #[cfg(target_os = "linux")]
     {
+        let at_end = threads();
         let asleep = match until_asleep(ASLEEP_WITHIN) {
             Ok(after) => after,
             Err(runnable) => panic!(
@@ -223,48 +236,74 @@ fn cpu_while_idle_after(devices: &[directml_subset::Device]) -> (u64, String) {
         let before = threads();
         std::thread::sleep(Duration::from_millis(300));
         let after = threads();
+        let settling: u64 = cpu_used(&at_end, &before).iter().map(|(ns, _)| ns).sum();
         let used = cpu_used(&before, &after);
-        let seen = format!(
-            "every worker asleep {} ms after the last execution; {}",
-            asleep.as_millis(),
-            busiest(&used)
-        );
-        (used.iter().map(|(ns, _)| ns).sum(), seen)
+        Idle {
+            idle: used.iter().map(|(ns, _)| ns).sum(),
+            settling: Some(settling),
+            seen: format!(
+                "every worker asleep {} ms after the last execution, having used {} µs since; \
+                 then {}",
+                asleep.as_millis(),
+                settling / 1000,
+                busiest(&used)
+            ),
+        }
     }
     #[cfg(windows)]
     {
         std::thread::sleep(Duration::from_millis(50));
         let before = cpu_ns();
         std::thread::sleep(Duration::from_millis(300));
-        (cpu_ns() - before, "process times".to_string())
+        Idle {
+            idle: cpu_ns() - before,
+            settling: None,
+            seen: "process times".to_string(),
+        }
     }
 }
 
 #[test]
 fn no_cpu_after_the_window() {
     common::force_parallel_paths();
-    // The process-wide pool alone first (no other pool's threads exist yet): pools of more
-    // threads than this machine has cores (below) load a small machine so that its workers,
-    // descheduled, leave their windows early, and the process-wide pool's share of that busy
-    // machine is cut; alone, its workers would still be waiting hot if the window were longer
-    // than it says.
+    // The process-wide pool alone first (no other pool's threads exist yet): its workers are
+    // not contended, so they wait out their whole window, and the CPU time they use until they
+    // sleep (the window, 0.1 ms, and rayon's few dozen yields) shows the window's length. Then
+    // pools of more threads than this machine has cores beside it, which load a small machine
+    // so that its workers, descheduled, leave their windows early, and the process-wide pool's
+    // share of that busy machine is cut.
     let alone: fn() -> Vec<directml_subset::Device> = || vec![device(0)];
     let large: fn() -> Vec<directml_subset::Device> = || vec![device(16), device(64), device(0)];
-    for make in [alone, large] {
+    for (i, make) in [alone, large].into_iter().enumerate() {
         let devices = make();
-        let (used, seen) = cpu_while_idle_after(&devices);
+        let threads: Vec<usize> = devices.iter().map(|d| d.threads()).collect();
+        let Idle {
+            idle,
+            settling,
+            seen,
+        } = idle_after(&devices);
         // (Shown with `--nocapture`.)
         eprintln!(
-            "pools of {:?} threads: {} µs of CPU time in 300 ms of idling ({seen})",
-            devices.iter().map(|d| d.threads()).collect::<Vec<_>>(),
-            used / 1000
+            "pools of {threads:?} threads: {} µs of CPU time in 300 ms of idling ({seen})",
+            idle / 1000
         );
         // Workers still spinning would use up to 300 ms each; sleeping ones nothing.
         assert!(
-            used < IDLE_CPU_NS,
-            "{} ms of CPU time used in 300 ms of idling, after pools of {:?} threads ({seen})",
-            used / 1_000_000,
-            devices.iter().map(|d| d.threads()).collect::<Vec<_>>()
+            idle < IDLE_CPU_NS,
+            "{} ms of CPU time used in 300 ms of idling, after pools of {threads:?} threads \
+             ({seen})",
+            idle / 1_000_000
         );
+        // A window a thousand times too long (100 ms) fails here on a quiet machine (a busy one
+        // cuts windows short, as it should): 102 ms. The process-wide pool alone only: the
+        // yields of 80 workers on a small busy machine add up to tens of milliseconds.
+        if let (0, Some(settling)) = (i, settling) {
+            assert!(
+                settling < IDLE_CPU_NS,
+                "{} ms of CPU time used between the last execution and sleep, by pools of \
+                 {threads:?} threads ({seen})",
+                settling / 1_000_000
+            );
+        }
     }
 }
