@@ -169,7 +169,7 @@ const IDLE_CPU_NS: u64 = if cfg!(windows) {
 
 /// The CPU time the workers of the process-wide pool may use between the last execution and
 /// sleep: [`SETTLING_NS`], and [`SETTLING_NS_PER_WORKER`] for each: its window (0.1 ms) and
-/// rayon's yields. One worker used 26 µs on a quiet 2-vCPU Zen 3, and 0.3-1.2 ms under
+/// rayon's yields. One worker used 26 µs on a quiet 2-vCPU Zen 3, and 0.1-1.2 ms under
 /// AddressSanitizer beside two busy loops.
 const SETTLING_NS: u64 = 5_000_000;
 /// See [`SETTLING_NS`].
