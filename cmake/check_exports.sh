@@ -34,7 +34,7 @@ if [ "$declared" != "$expected" ]; then
     diff <(echo "$expected") <(echo "$declared") | sed 's/^/  /' || true
     status=1
 fi
-if ! readelf -d "$lib" | grep -q 'Flags:.*NODELETE'; then
+if ! readelf -d "$lib" | grep 'Flags:.*NODELETE' >/dev/null; then
     echo "$lib is not marked NODELETE (-z nodelete): dlclose could unload it under its threads"
     status=1
 fi

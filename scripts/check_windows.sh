@@ -178,7 +178,7 @@ check_dll() {
         diff <(echo "$declared") <(echo "$exported") | sed 's/^/  /' || true
     fi
     imports=$(imports_of "$dll")
-    if echo "$imports" | grep -qiE 'libgcc|libwinpthread|libstdc'; then
+    if echo "$imports" | grep -iE 'libgcc|libwinpthread|libstdc' >/dev/null; then
         fail "$label imports a MinGW runtime DLL: $imports"
     else
         pass "$label imports only Windows' own DLLs: $imports"
@@ -372,7 +372,7 @@ check_package() {
                 imports=$(imports_of "$work/pkg-config-$f.exe")
                 if [ "$f" = shared ] && [[ "$imports" == *directml_subset.dll* ]]; then
                     pass "pkg-config-shared.exe loads directml_subset.dll"
-                elif [ "$f" = static ] && ! echo "$imports" | grep -qiE 'directml_subset|libgcc|libwinpthread|libstdc'; then
+                elif [ "$f" = static ] && ! echo "$imports" | grep -iE 'directml_subset|libgcc|libwinpthread|libstdc' >/dev/null; then
                     pass "pkg-config-static.exe needs no DLL but Windows' own: $imports"
                 else
                     fail "pkg-config-$f.exe imports: $imports"

@@ -108,7 +108,7 @@ if [ "$os" = windows ]; then
         { echo "dist.sh: Rust's standard library for x86_64-pc-windows-gnu is not installed (rustup target add x86_64-pc-windows-gnu)" >&2; exit 1; }
     # The MSVC import library (lib/directml_subset.lib) comes from LLVM's llvm-dlltool, under
     # any of the names the CMake build looks for.
-    compgen -c llvm-dlltool | grep -qE '^llvm-dlltool(-[0-9]+)?$' ||
+    compgen -c llvm-dlltool | grep -E '^llvm-dlltool(-[0-9]+)?$' >/dev/null ||
         { echo "dist.sh: no llvm-dlltool, which makes the MSVC import library: install LLVM (Debian: apt-get install llvm)" >&2; exit 1; }
 fi
 [ "$os" = windows ] || dist_python_tools "$src" "$venv" || { echo "dist.sh: no Zig and auditwheel in $venv (run it through ./dev)" >&2; exit 1; }
