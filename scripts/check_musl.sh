@@ -97,8 +97,9 @@ for test_src in $(c_test_sources); do
     fi
     # Linked statically with musl: no program interpreter (a glibc loader would mean the host's
     # C library came in).
-    if readelf -l "$exe" | grep "program interpreter" >/dev/null; then
-        fail "$name" " is not statically linked: $(readelf -l "$exe" | grep "program interpreter")"
+    interpreter=$(readelf -l "$exe" | grep "program interpreter" || true)
+    if [ -n "$interpreter" ]; then
+        fail "$name" " is not statically linked: $interpreter"
         continue
     fi
     status=0

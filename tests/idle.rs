@@ -119,8 +119,8 @@ fn busiest(used: &[(u64, &str)]) -> String {
     )
 }
 
-/// The same on Windows: the process's kernel and user time (in units of 100 ns, which Windows
-/// advances a clock tick at a time, about 15.6 ms).
+/// Nanoseconds of CPU time used by this process so far, on Windows: its kernel and user time
+/// (in units of 100 ns, which Windows advances a clock tick at a time, about 15.6 ms).
 #[cfg(windows)]
 fn cpu_ns() -> u64 {
     #[repr(C)]
