@@ -111,8 +111,9 @@
 //! `RAYON_NUM_THREADS` sizes the process-wide pool (devices with `thread_count` 0);
 //! `DMLS_SIMD=avx2` (or `sse2`, `portable`, `avx512`; in any case) lowers the instruction set
 //! the kernels use, and another value is reported once on stderr and ignored;
-//! `DMLS_PARALLEL=always` takes the parallel path from its floor on (the tests set it). The
-//! repository's `docs/environment.md` lists every variable.
+//! `DMLS_PARALLEL=always` takes the parallel path from its floor on (the tests set it);
+//! `DMLS_SPIN_US` (0 to 1,000,000, default 100) is how many microseconds a pool's workers wait
+//! for the next execution after their last part before they sleep. The repository's `docs/environment.md` lists every variable.
 #![deny(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
