@@ -1,4 +1,4 @@
-//! The committed header must be exactly what cbindgen generates from the source.
+//! The committed header must be exactly what cbindgen generates from the library's source.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
@@ -7,7 +7,10 @@ use std::path::Path;
 
 #[test]
 fn header_is_up_to_date() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    // The library's crate: the parent of this crate's directory.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("header-check/ is inside the repository");
     let config = cbindgen::Config::from_file(root.join("cbindgen.toml")).expect("cbindgen.toml");
     let bindings = cbindgen::Builder::new()
         .with_crate(root)
@@ -25,7 +28,7 @@ fn header_is_up_to_date() {
     if committed != generated {
         panic!(
             "include/directml_subset.h differs from what cbindgen generates from the source.\n\
-             Update it with:\n\n    DMLS_UPDATE_HEADER=1 cargo test --test header\n"
+             Update it with:\n\n    DMLS_UPDATE_HEADER=1 cargo test -p directml_subset-header-check\n"
         );
     }
 }
