@@ -4,9 +4,13 @@
 # also over the workspace), in the tier `test`; and in the tier `check`, the test and clippy of
 # the library built with the benchmark's timestamps (the feature `trace`). Their timeouts allow
 # for a first build.
-# The tier `test` uses the same target directory and release profile as the library build, so
-# the library and its dependencies are compiled once; the two `trace` tests build them again, in
-# a target directory of their own. They take the lock "cargo" so that ctest -j never runs
+# cargo_test builds in a target directory of its own inside the library build's,
+# <build dir>/cargo/test: its library has the test-only feature `panic-test` (the crate's
+# dev-dependency on itself), and cargo keeps one build of the library's .so and .a per target
+# directory, whatever their features, so a test build and the library build in one directory
+# would each rebuild the library after the other (about 30 s and 80 s on 2 cores). The lints use
+# the library build's directory (they compile no .so). The two `trace` tests build in
+# <build dir>/cargo/trace. They take the lock "cargo" so that ctest -j never runs
 # two cargo commands on one target directory at once, and the environment of the library build
 # (DMLS_CARGO_ENV), so that none of them rebuilds the crate.
 
@@ -26,7 +30,8 @@ set_tests_properties(cargo_trace PROPERTIES RESOURCE_LOCK cargo
 dmls_tier(check 900 cargo_trace)
 
 add_test(NAME cargo_test
-  COMMAND "${CARGO}" test --release --workspace ${_dmls_cargo_common}
+  COMMAND "${CARGO}" test --release --workspace --manifest-path "${CMAKE_SOURCE_DIR}/Cargo.toml"
+          --target-dir "${DMLS_CARGO_TARGET_DIR}/test"
   WORKING_DIRECTORY "${CMAKE_SOURCE_DIR}")
 set_tests_properties(cargo_test PROPERTIES RESOURCE_LOCK cargo
   ENVIRONMENT "${DMLS_CARGO_ENV};${DMLS_TEST_ENV}")

@@ -5,7 +5,8 @@
 #   scripts/check_valgrind.sh [<source dir> [<build dir>]]
 #
 # Rust tests run from release builds (`cargo test --release`, as ctest's cargo_test builds
-# them): tests/panic.rs, tests/edges/ and tests/concurrency.rs (DMLS_STRESS_SCALE=1).
+# them, in its target directory <build dir>/cargo/test): tests/panic.rs, tests/edges/ and
+# tests/concurrency.rs (DMLS_STRESS_SCALE=1).
 # Valgrind serialises threads, so the concurrency tests still interleave operators across
 # threads, but never truly in parallel; --fair-sched=yes makes it hand the CPU round in turn,
 # so a thread that loops until another thread acts (tests/concurrency.rs's
@@ -39,13 +40,16 @@ vg=(valgrind --tool=memcheck --fair-sched=yes --error-exitcode=99 --leak-check=f
     --errors-for-leak-kinds=definite --show-leak-kinds=definite
     --suppressions="$src/scripts/valgrind.supp" --num-callers=30)
 
-echo "== cargo build --release --lib; cargo test --release --no-run (target dir $target_dir)"
+# The tests' build in a directory of its own, as ctest's cargo_test has it (cmake/RustTests.cmake:
+# a build with the test-only feature in the library's directory would replace the library's).
+test_dir="$target_dir/test"
+echo "== cargo build --release --lib (target dir $target_dir); cargo test --release --no-run (target dir $test_dir)"
 CARGO_TARGET_DIR="$target_dir" cargo build --release --lib --quiet
 lib="$target_dir/release/libdirectml_subset.a"
 rust_tests=(panic edges concurrency)
 test_args=()
 for t in "${rust_tests[@]}"; do test_args+=(--test "$t"); done
-CARGO_TARGET_DIR="$target_dir" cargo test --release --no-run --quiet "${test_args[@]}" \
+CARGO_TARGET_DIR="$test_dir" cargo test --release --no-run --quiet "${test_args[@]}" \
     --message-format=json >"$out/cargo-tests.json"
 
 passed=0
