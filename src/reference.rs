@@ -11,7 +11,7 @@
 //! than two dimensions, a slice shorter than its tensor): check them with
 //! [`crate::Device::create_operator`] first, as the tests do.
 
-use crate::tensor::{DataType, TensorDesc};
+use crate::tensor::{DataType, TensorDesc, MAX_DIMS};
 
 fn data_type(t: &TensorDesc) -> DataType {
     DataType::from_raw(t.data_type).expect("a valid data type")
@@ -34,9 +34,10 @@ fn strides_of(t: &TensorDesc) -> Vec<u64> {
     }
 }
 
-/// The row-major coordinates of element `flat`.
-fn unravel(mut flat: u64, sizes: &[u32]) -> Vec<u64> {
-    let mut idx = vec![0u64; sizes.len()];
+/// The row-major coordinates of element `flat`: the first `sizes.len()` entries. (An array, not
+/// a `Vec`: one allocation per element made the reference slower than everything it checks.)
+fn unravel(mut flat: u64, sizes: &[u32]) -> [u64; MAX_DIMS] {
+    let mut idx = [0u64; MAX_DIMS];
     for i in (0..sizes.len()).rev() {
         idx[i] = flat % u64::from(sizes[i]);
         flat /= u64::from(sizes[i]);
@@ -60,8 +61,9 @@ fn for_each_xy(output: &TensorDesc, mut f: impl FnMut(&[u64], i64, i64, usize)) 
     let elements: u64 = sizes.iter().map(|&s| u64::from(s)).product();
     for flat in 0..elements {
         let idx = unravel(flat, sizes);
+        let idx = &idx[..d];
         let (x, y) = (idx[d - 1] as i64, idx[d - 2] as i64);
-        f(&idx, x, y, byte_offset(&idx, &strides, size));
+        f(idx, x, y, byte_offset(idx, &strides, size));
     }
 }
 
@@ -101,7 +103,8 @@ pub fn nonzero_coordinates(
     let mut rows = 0u64;
     for flat in 0..m {
         let idx = unravel(flat, sizes);
-        let off = byte_offset(&idx, &in_strides, it.size());
+        let idx = &idx[..sizes.len()];
+        let off = byte_offset(idx, &in_strides, it.size());
         if !is_nonzero(&input_bytes[off..off + it.size()], it) {
             continue;
         }
@@ -134,16 +137,16 @@ pub fn diagonal_matrix1(
     end: i32,
 ) {
     let size = data_type(output).size();
+    let input = input.map(|(desc, bytes)| (strides_of(desc), bytes));
     for_each_xy(output, |idx, x, y, o| {
         let top_x = x - y;
         let (begin, end) = (i64::from(begin), i64::from(end));
         let use_value = (end >= begin) ^ (top_x >= begin) ^ (top_x < end);
         if use_value {
             output_bytes[o..o + size].copy_from_slice(&value[..size]);
-        } else if let Some((desc, bytes)) = input {
-            let i = byte_offset(idx, &strides_of(desc), size);
-            let v: Vec<u8> = bytes[i..i + size].to_vec();
-            output_bytes[o..o + size].copy_from_slice(&v);
+        } else if let Some((strides, bytes)) = &input {
+            let i = byte_offset(idx, strides, size);
+            output_bytes[o..o + size].copy_from_slice(&bytes[i..i + size]);
         } else {
             output_bytes[o..o + size].fill(0);
         }

@@ -65,16 +65,30 @@ fn coords_desc(rng: &mut SmallRng, out: DataType, m: u32, n: u32) -> TensorDesc 
 /// `density`), with a random output type, through `dev` and the reference; compares both
 /// outputs whole.
 fn check_nonzero(rng: &mut SmallRng, dev: &Device, input: TensorDesc, density: f64, what: &str) {
+    check_nonzero_on(rng, std::slice::from_ref(dev), input, density, what)
+}
+
+/// [`check_nonzero`] on each of `devs`, with the same input and output (made and run through
+/// the reference once: on the largest inputs that is most of the time).
+fn check_nonzero_on(
+    rng: &mut SmallRng,
+    devs: &[Device],
+    input: TensorDesc,
+    density: f64,
+    what: &str,
+) {
     let out_type = out_types(rng);
     let sizes = input.sizes().to_vec();
     let n = rng.random_range(min_columns(&sizes)..=sizes.len()) as u32;
-    check_nonzero_into(rng, dev, input, density, out_type, n, what)
+    let m: u32 = sizes.iter().product();
+    let coords = coords_desc(rng, out_type, m, n);
+    check_nonzero_devices(rng, devs, input, density, coords, what)
 }
 
-/// [`check_nonzero`] into `n` columns of `out_type`.
+/// [`check_nonzero`] into `n` columns of `out_type`, on each of `devs`.
 fn check_nonzero_into(
     rng: &mut SmallRng,
-    dev: &Device,
+    devs: &[Device],
     input: TensorDesc,
     density: f64,
     out_type: DataType,
@@ -83,7 +97,7 @@ fn check_nonzero_into(
 ) {
     let m: u32 = input.sizes().iter().product();
     let coords = coords_desc(rng, out_type, m, n);
-    check_nonzero_with(rng, dev, input, density, coords, what)
+    check_nonzero_devices(rng, devs, input, density, coords, what)
 }
 
 /// [`check_nonzero`] into the coordinates tensor `coords`.
@@ -95,25 +109,24 @@ fn check_nonzero_with(
     coords: TensorDesc,
     what: &str,
 ) {
+    check_nonzero_devices(rng, std::slice::from_ref(dev), input, density, coords, what)
+}
+
+/// [`check_nonzero_with`] on each of `devs`: one random input and one reference run, then each
+/// device's run compared with it.
+fn check_nonzero_devices(
+    rng: &mut SmallRng,
+    devs: &[Device],
+    input: TensorDesc,
+    density: f64,
+    coords: TensorDesc,
+    what: &str,
+) {
     let data = &random_input(rng, &input, density);
     let sizes = input.sizes().to_vec();
     let m: u32 = sizes.iter().product();
     let out_type = DataType::from_raw(coords.data_type).expect("a coordinates type");
     let count = TensorDesc::new(out_type, &[1]);
-    let op = dev
-        .create_operator(&OperatorDesc::NonZeroCoordinates {
-            input,
-            output_count: count,
-            output_coordinates: coords,
-        })
-        .unwrap_or_else(|e| panic!("{what}: create: {e}"));
-    let mut got_count = Buffer::filled(count.total_size as usize, CANARY);
-    let mut got = Buffer::filled(coords.total_size as usize, CANARY);
-    op.execute(
-        &[Input::Bytes(data.bytes())],
-        &mut [got_count.bytes_mut(), got.bytes_mut()],
-    )
-    .unwrap_or_else(|e| panic!("{what}: execute: {e}"));
     let mut want_count = Buffer::filled(count.total_size as usize, CANARY);
     let mut want = Buffer::filled(coords.total_size as usize, CANARY);
     let rows = reference::nonzero_coordinates(
@@ -133,6 +146,35 @@ fn check_nonzero_with(
         coords.sizes(),
         coords.strides(),
     );
+    for dev in devs {
+        let ctx = format!("{ctx}, {} threads", dev.threads());
+        let op = dev
+            .create_operator(&OperatorDesc::NonZeroCoordinates {
+                input,
+                output_count: count,
+                output_coordinates: coords,
+            })
+            .unwrap_or_else(|e| panic!("create: {ctx}: {e}"));
+        let mut got_count = Buffer::filled(count.total_size as usize, CANARY);
+        let mut got = Buffer::filled(coords.total_size as usize, CANARY);
+        op.execute(
+            &[Input::Bytes(data.bytes())],
+            &mut [got_count.bytes_mut(), got.bytes_mut()],
+        )
+        .unwrap_or_else(|e| panic!("execute: {ctx}: {e}"));
+        compare_nonzero(&got_count, &got, &want_count, &want, out_type, &ctx);
+    }
+}
+
+/// Compares a run's outputs with the reference's, and the guard bytes around them.
+fn compare_nonzero(
+    got_count: &Buffer,
+    got: &Buffer,
+    want_count: &Buffer,
+    want: &Buffer,
+    out_type: DataType,
+    ctx: &str,
+) {
     assert_eq!(got_count.bytes(), want_count.bytes(), "count: {ctx}");
     assert!(
         got.guards_intact() && got_count.guards_intact(),
@@ -318,9 +360,7 @@ fn nonzero_parallel_one_pass() {
                 let t = [DataType::Float32, DataType::UInt8, DataType::Float16][(i + j) % 3];
                 let input = desc(t, sizes, None);
                 let n = sizes.len() as u32;
-                for dev in &devs {
-                    check_nonzero_into(rng, dev, input, density, DataType::UInt32, n, "one pass");
-                }
+                check_nonzero_into(rng, &devs, input, density, DataType::UInt32, n, "one pass");
             }
         }
         // Parts claimed in order (more than 512 KiB per thread on 2 threads), into two UINT32
@@ -352,10 +392,8 @@ fn nonzero_parallel_in_slots_and_in_order() {
         ];
         for (t, sizes) in cases {
             for density in [0.01, 0.5] {
-                for dev in &devs {
-                    let input = desc(t, sizes, None);
-                    check_nonzero(rng, dev, input, density, "in slots and in order");
-                }
+                let input = desc(t, sizes, None);
+                check_nonzero_on(rng, &devs, input, density, "in slots and in order");
             }
         }
     });
@@ -385,9 +423,7 @@ fn nonzero_transposed() {
         for (i, (sizes, strides, t)) in cases.into_iter().enumerate() {
             let input = TensorDesc::with_strides(t, sizes, strides);
             let density = [0.5, 0.02, 0.97, 0.3][i % 4];
-            for dev in &devs {
-                check_nonzero(rng, dev, input, density, "transposed");
-            }
+            check_nonzero_on(rng, &devs, input, density, "transposed");
         }
     });
 }
