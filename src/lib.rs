@@ -113,7 +113,8 @@
 //! the kernels use, and another value is reported once on stderr and ignored;
 //! `DMLS_PARALLEL=always` takes the parallel path from its floor on (the tests set it);
 //! `DMLS_SPIN_US` (0 to 1,000,000, default 100) is how many microseconds a pool's workers wait
-//! for the next execution after their last part before they sleep. The repository's `docs/environment.md` lists every variable.
+//! for the next execution after their last part before they sleep. The repository's
+//! `docs/environment.md` lists every variable.
 #![deny(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(clippy::undocumented_unsafe_blocks)]
