@@ -78,11 +78,9 @@ fn check_nonzero_on(
     what: &str,
 ) {
     let out_type = out_types(rng);
-    let sizes = input.sizes().to_vec();
-    let n = rng.random_range(min_columns(&sizes)..=sizes.len()) as u32;
-    let m: u32 = sizes.iter().product();
-    let coords = coords_desc(rng, out_type, m, n);
-    check_nonzero_devices(rng, devs, input, density, coords, what)
+    let sizes = input.sizes();
+    let n = rng.random_range(min_columns(sizes)..=sizes.len()) as u32;
+    check_nonzero_into(rng, devs, input, density, out_type, n, what)
 }
 
 /// [`check_nonzero`] into `n` columns of `out_type`, on each of `devs`.
@@ -162,32 +160,20 @@ fn check_nonzero_devices(
             &mut [got_count.bytes_mut(), got.bytes_mut()],
         )
         .unwrap_or_else(|e| panic!("execute: {ctx}: {e}"));
-        compare_nonzero(&got_count, &got, &want_count, &want, out_type, &ctx);
-    }
-}
-
-/// Compares a run's outputs with the reference's, and the guard bytes around them.
-fn compare_nonzero(
-    got_count: &Buffer,
-    got: &Buffer,
-    want_count: &Buffer,
-    want: &Buffer,
-    out_type: DataType,
-    ctx: &str,
-) {
-    assert_eq!(got_count.bytes(), want_count.bytes(), "count: {ctx}");
-    assert!(
-        got.guards_intact() && got_count.guards_intact(),
-        "bytes around the outputs written: {ctx}"
-    );
-    if let Some(i) = first_difference(got.bytes(), want.bytes()) {
-        let e = out_type.size();
-        panic!(
-            "coordinates differ at byte {i} (element {}): got {:?}, want {:?}: {ctx}",
-            i / e,
-            &got.bytes()[i / e * e..i / e * e + e],
-            &want.bytes()[i / e * e..i / e * e + e],
+        assert_eq!(got_count.bytes(), want_count.bytes(), "count: {ctx}");
+        assert!(
+            got.guards_intact() && got_count.guards_intact(),
+            "bytes around the outputs written: {ctx}"
         );
+        if let Some(i) = first_difference(got.bytes(), want.bytes()) {
+            let e = out_type.size();
+            panic!(
+                "coordinates differ at byte {i} (element {}): got {:?}, want {:?}: {ctx}",
+                i / e,
+                &got.bytes()[i / e * e..i / e * e + e],
+                &want.bytes()[i / e * e..i / e * e + e],
+            );
+        }
     }
 }
 
